@@ -1,0 +1,375 @@
+//! The shared vocabulary of every game: difficulty tiers, directions, solver limits,
+//! errors, and the [`Puzzle`] trait each game implements.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
+use crate::rng::LevelRng;
+
+/// The four tiers every game serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Difficulty {
+    Easy,
+    Medium,
+    Hard,
+    Expert,
+}
+
+impl Difficulty {
+    pub const ALL: [Difficulty; 4] = [
+        Difficulty::Easy,
+        Difficulty::Medium,
+        Difficulty::Hard,
+        Difficulty::Expert,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Difficulty::Easy => "easy",
+            Difficulty::Medium => "medium",
+            Difficulty::Hard => "hard",
+            Difficulty::Expert => "expert",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Difficulty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Difficulty {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Difficulty::ALL
+            .into_iter()
+            .find(|d| d.as_str() == s)
+            .ok_or_else(|| {
+                format!("unknown difficulty `{s}`: expected easy, medium, hard or expert")
+            })
+    }
+}
+
+/// A move direction; `y` grows downwards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Dir {
+    U,
+    D,
+    L,
+    R,
+}
+
+impl Dir {
+    /// Solvers try directions in this fixed order, which makes `solution` deterministic.
+    pub const ALL: [Dir; 4] = [Dir::U, Dir::D, Dir::L, Dir::R];
+
+    pub fn delta(self) -> (i32, i32) {
+        match self {
+            Dir::U => (0, -1),
+            Dir::D => (0, 1),
+            Dir::L => (-1, 0),
+            Dir::R => (1, 0),
+        }
+    }
+
+    pub fn opposite(self) -> Dir {
+        match self {
+            Dir::U => Dir::D,
+            Dir::D => Dir::U,
+            Dir::L => Dir::R,
+            Dir::R => Dir::L,
+        }
+    }
+
+    pub fn letter(self) -> char {
+        match self {
+            Dir::U => 'U',
+            Dir::D => 'D',
+            Dir::L => 'L',
+            Dir::R => 'R',
+        }
+    }
+
+    pub fn from_letter(c: char) -> Option<Dir> {
+        match c {
+            'U' => Some(Dir::U),
+            'D' => Some(Dir::D),
+            'L' => Some(Dir::L),
+            'R' => Some(Dir::R),
+            _ => None,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Parses a move string such as `"RULD"`; the error names the first bad character.
+pub fn parse_moves(moves: &str) -> Result<Vec<Dir>, RuleError> {
+    moves
+        .chars()
+        .enumerate()
+        .map(|(i, c)| {
+            Dir::from_letter(c).ok_or_else(|| {
+                RuleError::new(
+                    "moves.letters",
+                    format!(
+                        "move {} is `{c}`: moves are the letters U, D, L and R",
+                        i + 1
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Renders a move list as the canonical string.
+pub fn moves_to_string(moves: &[Dir]) -> String {
+    moves.iter().map(|d| d.letter()).collect()
+}
+
+/// A request to stop searching: set from outside (cancellation) or by a wall-clock
+/// deadline. Hitting it aborts the whole generation, never just skips a candidate, so
+/// that time can never change which level a key gets.
+#[derive(Debug, Default)]
+pub struct Stop {
+    flag: AtomicBool,
+    deadline: Option<Instant>,
+}
+
+impl Stop {
+    pub fn never() -> Self {
+        Stop::default()
+    }
+
+    pub fn at(deadline: Instant) -> Self {
+        Stop {
+            flag: AtomicBool::new(false),
+            deadline: Some(deadline),
+        }
+    }
+
+    pub fn cancel(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+
+    pub fn requested(&self) -> bool {
+        self.flag.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// Limits of one solver run: a deterministic state cap and the shared stop request.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits<'a> {
+    pub max_states: u64,
+    pub stop: &'a Stop,
+}
+
+impl Limits<'_> {
+    /// Call once per expanded state with the running count; cheap except every 4096th call.
+    #[inline]
+    pub fn tick(&self, states: u64) -> Result<(), Exhausted> {
+        if states > self.max_states {
+            return Err(Exhausted::States(self.max_states));
+        }
+        if states.is_multiple_of(4096) && self.stop.requested() {
+            return Err(Exhausted::Stopped);
+        }
+        Ok(())
+    }
+}
+
+/// Why a solver gave up before finishing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exhausted {
+    /// More states than the cap: a deterministic verdict on this level.
+    States(u64),
+    /// Stopped from outside (deadline or cancellation).
+    Stopped,
+}
+
+impl fmt::Display for Exhausted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Exhausted::States(cap) => write!(f, "gave up after {cap} states (the state budget)"),
+            Exhausted::Stopped => f.write_str("gave up: the time budget ran out"),
+        }
+    }
+}
+
+/// A level (or move list) that breaks a rule of its game. `rule` is a stable identifier,
+/// `message` says what is wrong in words a designer understands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RuleError {
+    pub rule: &'static str,
+    pub message: String,
+}
+
+impl RuleError {
+    pub fn new(rule: &'static str, message: impl Into<String>) -> Self {
+        RuleError {
+            rule,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for RuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (rule {})", self.message, self.rule)
+    }
+}
+
+impl std::error::Error for RuleError {}
+
+/// Why the generator threw a candidate away before (or instead of) analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// The candidate is unusable; the reason is counted in the metrics.
+    Candidate(&'static str),
+    /// A stop was requested: abort the whole generation.
+    Stopped,
+}
+
+impl From<Exhausted> for Rejection {
+    fn from(e: Exhausted) -> Self {
+        match e {
+            Exhausted::States(_) => Rejection::Candidate("state budget"),
+            Exhausted::Stopped => Rejection::Stopped,
+        }
+    }
+}
+
+/// A tier: the generator's parameters and the acceptance window on the solver's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct Tier<P> {
+    pub params: P,
+    pub par_min: u32,
+    /// `None`: no upper bound.
+    pub par_max: Option<u32>,
+    /// Other acceptance conditions, in words (the code is in `Puzzle::accept`).
+    pub requires: Vec<&'static str>,
+    /// Candidates tried before the key is declared unservable.
+    pub max_attempts: u32,
+    /// States one analysis may expand before the candidate is rejected.
+    pub max_states: u64,
+}
+
+impl<P> Tier<P> {
+    pub fn par_in_window(&self, par: u32) -> bool {
+        par >= self.par_min && self.par_max.is_none_or(|max| par <= max)
+    }
+}
+
+/// The solver's findings on one level.
+#[derive(Clone, Debug)]
+pub struct Analysis<S, M> {
+    /// The optimal value the game defines; `None` when the level cannot be won.
+    pub par: Option<u32>,
+    /// One optimal solution, present exactly when `par` is.
+    pub solution: Option<S>,
+    /// States the solver expanded.
+    pub states: u64,
+    /// Optimal solutions counted, saturating at the game's `SOLUTION_COUNT_CAP`.
+    pub solution_count: u64,
+    /// The game's own figures.
+    pub extra: M,
+}
+
+/// How a replay ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Won,
+    Lost,
+    Unfinished,
+}
+
+/// The outcome of replaying moves on a level.
+#[derive(Clone, Debug, Serialize)]
+pub struct Replay<X> {
+    pub status: Status,
+    /// Moves played until the level was won or lost (or all of them).
+    pub moves_used: u32,
+    /// Moves after the level was already won or lost.
+    pub moves_ignored: u32,
+    /// Why the level was lost, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(flatten)]
+    pub extra: X,
+}
+
+/// One game, as a table of pure functions in the spirit of Simon Tatham's `game` struct.
+/// Nothing here knows of HTTP, SQL or async; [`crate::registry`] turns it into a
+/// [`crate::Game`] the service can use.
+pub trait Puzzle: Send + Sync + 'static {
+    /// The `game` name used in URLs and level JSON.
+    const NAME: &'static str;
+    const TITLE: &'static str;
+    /// Bumped whenever a change would make a key produce a different level.
+    const VERSION: u32;
+    /// `solution_count` saturates here.
+    const SOLUTION_COUNT_CAP: u64;
+
+    /// Width, height, grid and the game's extra fields, in the rules.md JSON shape.
+    type Level: Serialize + DeserializeOwned + Clone + Send;
+    type Params: Serialize + Clone + Send + Sync;
+    type Solution: Serialize + DeserializeOwned + Clone + Send;
+    /// The game's own metrics, flattened into `metrics`.
+    type Metrics: Serialize + Clone + Send;
+    /// What `check` and `plays` take in `moves`. The JSON of a `Solution` must parse as
+    /// `Moves` and replay to a win in exactly `par` moves (the catalog tests check it).
+    type Moves: DeserializeOwned;
+    /// Extra fields of a replay outcome.
+    type ReplayExtra: Serialize;
+
+    fn tier(difficulty: Difficulty) -> Tier<Self::Params>;
+
+    /// One candidate from the RNG. Pure: same params and RNG state, same candidate.
+    fn generate(
+        params: &Self::Params,
+        rng: &mut LevelRng,
+        limits: &Limits,
+    ) -> Result<Self::Level, Rejection>;
+
+    /// Checks every rule of the level format; the error names the rule broken.
+    fn validate(level: &Self::Level) -> Result<(), RuleError>;
+
+    /// Solves a valid level completely within the limits.
+    fn analyze(
+        level: &Self::Level,
+        limits: &Limits,
+    ) -> Result<Analysis<Self::Solution, Self::Metrics>, Exhausted>;
+
+    /// Acceptance beyond the par window (which the pipeline checks); `Err` names why not.
+    fn accept(
+        tier: &Tier<Self::Params>,
+        analysis: &Analysis<Self::Solution, Self::Metrics>,
+    ) -> Result<(), &'static str>;
+
+    /// Replays moves by the rules on a valid level.
+    fn replay(
+        level: &Self::Level,
+        moves: &Self::Moves,
+    ) -> Result<Replay<Self::ReplayExtra>, RuleError>;
+
+    /// Medals a replay earned, given the level's par. Default: none.
+    fn medals(_par: u32, _replay: &Replay<Self::ReplayExtra>) -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    /// An SVG picture of the level, with the solution drawn when given.
+    fn preview_svg(level: &Self::Level, solution: Option<&Self::Solution>) -> String;
+}

@@ -1,0 +1,182 @@
+//! `fruit` — Fruit Dating: tilt the board until every fruit has met its partner.
+//! Rules: rules.md §1. Generator: the write-up's walls and weights, then the "un-solve"
+//! trick (start from the reachable board farthest from any win).
+
+mod generator;
+mod preview;
+pub mod rules;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::{
+    Analysis, Difficulty, Dir, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status,
+    Tier, moves_to_string, parse_moves,
+};
+use crate::rng::LevelRng;
+use crate::tilt;
+use rules::Board;
+
+pub use generator::FruitParams;
+
+/// A one-way border or an anteater's facing: a cell and a direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Arrow {
+    pub x: usize,
+    pub y: usize,
+    pub dir: Dir,
+}
+
+/// A fruit level in the rules.md JSON shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FruitLevel {
+    pub width: usize,
+    pub height: usize,
+    pub grid: Vec<String>,
+    #[serde(default)]
+    pub one_ways: Vec<Arrow>,
+    #[serde(default)]
+    pub anteaters: Vec<Arrow>,
+}
+
+/// Fruit's own metrics.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FruitMetrics {
+    /// Reachable boards (not won, not lost) from which no win can be reached.
+    pub dead_ends: u64,
+    /// Reachable boards, the start included.
+    pub reachable: u64,
+    pub pairs: u32,
+    pub stones: u32,
+}
+
+#[derive(Serialize)]
+pub struct FruitReplay {
+    pub pairs_left: u32,
+}
+
+pub struct Fruit;
+
+/// Optimal solutions are counted up to this many.
+const SOLUTION_CAP: u64 = 1_000_000;
+
+impl Puzzle for Fruit {
+    const NAME: &'static str = "fruit";
+    const TITLE: &'static str = "Fruit Dating";
+    const VERSION: u32 = 1;
+    const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+
+    type Level = FruitLevel;
+    type Params = FruitParams;
+    type Solution = String;
+    type Metrics = FruitMetrics;
+    type Moves = String;
+    type ReplayExtra = FruitReplay;
+
+    fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
+        generator::tier(difficulty)
+    }
+
+    fn generate(
+        params: &FruitParams,
+        rng: &mut LevelRng,
+        limits: &Limits,
+    ) -> Result<FruitLevel, Rejection> {
+        generator::generate(params, rng, limits)
+    }
+
+    fn validate(level: &FruitLevel) -> Result<(), RuleError> {
+        rules::validate(level)
+    }
+
+    fn analyze(
+        level: &FruitLevel,
+        limits: &Limits,
+    ) -> Result<Analysis<String, FruitMetrics>, Exhausted> {
+        let (board, start) = Board::compile(level);
+        let graph = explore(&board, &start, limits)?;
+        let dist = graph.distance_to_win();
+        let solution = graph.shortest_win_from(0, &dist);
+        Ok(Analysis {
+            par: solution.as_ref().map(|s| s.len() as u32),
+            solution: solution.map(|s| moves_to_string(&s)),
+            states: graph.expanded,
+            solution_count: graph.optimal_paths(SOLUTION_CAP),
+            extra: FruitMetrics {
+                dead_ends: graph.dead_ends(&dist),
+                reachable: graph.len() as u64,
+                pairs: board.pairs_left(&start),
+                stones: start[board.letters.len()].count_ones(),
+            },
+        })
+    }
+
+    fn accept(
+        _tier: &Tier<FruitParams>,
+        _analysis: &Analysis<String, FruitMetrics>,
+    ) -> Result<(), &'static str> {
+        Ok(())
+    }
+
+    fn replay(level: &FruitLevel, moves: &String) -> Result<Replay<FruitReplay>, RuleError> {
+        let moves = parse_moves(moves)?;
+        let (board, mut state) = Board::compile(level);
+        let mut next = vec![0; state.len()];
+        let mut status = Status::Unfinished;
+        let mut reason = None;
+        let mut used = 0;
+        for &dir in &moves {
+            used += 1;
+            match board.tilt_explained(&state, dir, &mut next) {
+                Err(loss) => {
+                    status = Status::Lost;
+                    reason = Some(loss.describe().to_string());
+                    break;
+                }
+                Ok(()) => state.copy_from_slice(&next),
+            }
+            if board.is_win(&state) {
+                status = Status::Won;
+                break;
+            }
+        }
+        Ok(Replay {
+            status,
+            moves_used: used,
+            moves_ignored: moves.len() as u32 - used,
+            reason,
+            extra: FruitReplay {
+                pairs_left: board.pairs_left(&state),
+            },
+        })
+    }
+
+    fn medals(par: u32, replay: &Replay<FruitReplay>) -> Vec<&'static str> {
+        if replay.status == Status::Won && replay.moves_used <= par {
+            vec!["par"]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn preview_svg(level: &FruitLevel, solution: Option<&String>) -> String {
+        preview::render(level, solution.map(String::as_str))
+    }
+}
+
+/// The complete reachable graph of a compiled board.
+pub(crate) fn explore(
+    board: &Board,
+    start: &[u64],
+    limits: &Limits,
+) -> Result<tilt::Graph, Exhausted> {
+    tilt::explore(
+        start,
+        limits,
+        SOLUTION_CAP,
+        |s, d, out| board.tilt(s, d, out),
+        |s| board.is_win(s),
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,642 @@
+//! Fruit Dating rules (rules.md §1) on bitboards: one `u64` per fruit colour and one for
+//! the stones, cell (x, y) at bit `y * 8 + x`.
+
+use crate::core::{Dir, RuleError};
+use crate::grid;
+use crate::tilt::Step;
+
+use super::{Arrow, FruitLevel};
+
+pub const STRIDE: usize = 8;
+const NONE: u8 = u8::MAX;
+const NOT_COL0: u64 = !0x0101_0101_0101_0101;
+pub const FRUIT_LETTERS: &str = "abcdefgh";
+
+#[inline]
+pub fn bit(cell: usize) -> u64 {
+    1u64 << cell
+}
+
+pub fn cell_of(x: usize, y: usize) -> usize {
+    y * STRIDE + x
+}
+
+/// Why a tilt lost the level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loss {
+    Sank,
+    Eaten,
+    PulledIntoMud,
+}
+
+impl Loss {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Loss::Sank => "a fruit slid into mud and sank",
+            Loss::Eaten => "a fruit stopped in front of a hedgehog and was eaten",
+            Loss::PulledIntoMud => "an anteater pulled a fruit onto mud and it sank",
+        }
+    }
+}
+
+/// An anteater: where it sits, and the cells its tongue scans, nearest first, up to the
+/// first static obstacle.
+#[derive(Clone, Debug)]
+struct Tongue {
+    ray: Vec<u8>,
+}
+
+/// The static part of a level, compiled for fast tilts.
+#[derive(Clone, Debug)]
+pub struct Board {
+    pub width: usize,
+    pub height: usize,
+    /// Fruit colours in play, in letter order; state row `i` is colour `letters[i]`.
+    pub letters: Vec<char>,
+    solid: u64,
+    mud: u64,
+    /// Cells whose neighbour in direction d is a hedgehog.
+    facing_hedgehog: [u64; 4],
+    /// Cells from which a step in direction d is forbidden by a one-way.
+    no_exit: [u64; 4],
+    /// Neighbour cell per direction, `NONE` outside the grid.
+    next: [[u8; 64]; 4],
+    /// Inside cells, farthest along d first.
+    order: [Vec<u8>; 4],
+    tongues: Vec<Tongue>,
+}
+
+impl Board {
+    /// Words per state: one per colour, then the stones.
+    pub fn stride(&self) -> usize {
+        self.letters.len() + 1
+    }
+
+    /// Compiles a level that passed [`validate`]; returns the board and the start state.
+    pub fn compile(level: &FruitLevel) -> (Board, Vec<u64>) {
+        let (w, h) = (level.width, level.height);
+        let mut letters: Vec<char> = grid::cells(&level.grid)
+            .map(|(_, _, c)| c)
+            .filter(|c| FRUIT_LETTERS.contains(*c))
+            .collect();
+        letters.sort_unstable();
+        letters.dedup();
+        let mut state = vec![0u64; letters.len() + 1];
+        let (mut solid, mut mud, mut hedgehogs) = (0u64, 0u64, 0u64);
+        for (x, y, c) in grid::cells(&level.grid) {
+            let b = bit(cell_of(x, y));
+            match c {
+                '#' | 'A' => solid |= b,
+                'H' => {
+                    solid |= b;
+                    hedgehogs |= b;
+                }
+                '~' => mud |= b,
+                'o' => state[letters.len()] |= b,
+                c if FRUIT_LETTERS.contains(c) => {
+                    let i = letters.iter().position(|&l| l == c).expect("letter listed");
+                    state[i] |= b;
+                }
+                _ => {}
+            }
+        }
+        let next = neighbour_table(w, h);
+        let mut board = Board {
+            width: w,
+            height: h,
+            letters,
+            solid,
+            mud,
+            facing_hedgehog: [0; 4],
+            no_exit: [0; 4],
+            next,
+            order: Dir::ALL.map(|d| farthest_first(w, h, d)),
+            tongues: Vec::new(),
+        };
+        for d in Dir::ALL {
+            for cell in 0..64 {
+                let n = board.next[d.index()][cell];
+                if n != NONE && hedgehogs & bit(n as usize) != 0 {
+                    board.facing_hedgehog[d.index()] |= bit(cell);
+                }
+            }
+        }
+        for one_way in &level.one_ways {
+            // Crossing from the neighbour back into (x, y) is the forbidden direction.
+            let from = board.next[one_way.dir.index()][cell_of(one_way.x, one_way.y)];
+            if from != NONE {
+                board.no_exit[one_way.dir.opposite().index()] |= bit(from as usize);
+            }
+        }
+        let mut anteaters = level.anteaters.clone();
+        anteaters.sort_by_key(|a| (a.y, a.x));
+        board.tongues = anteaters.iter().map(|a| board.tongue(a)).collect();
+        (board, state)
+    }
+
+    fn tongue(&self, anteater: &Arrow) -> Tongue {
+        let mut ray = Vec::new();
+        let mut at = self.next[anteater.dir.index()][cell_of(anteater.x, anteater.y)];
+        while at != NONE && self.solid & bit(at as usize) == 0 {
+            ray.push(at);
+            at = self.next[anteater.dir.index()][at as usize];
+        }
+        Tongue { ray }
+    }
+
+    /// One tilt of `state` in direction `d`, written to `out` (rules.md §1 steps 1-5).
+    pub fn tilt(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Step {
+        match self.tilt_explained(state, d, out) {
+            Ok(()) if out == state => Step::Same,
+            Ok(()) => Step::Moved,
+            Err(_) => Step::Lost,
+        }
+    }
+
+    /// As [`Board::tilt`], saying why a lost tilt was lost.
+    pub fn tilt_explained(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<(), Loss> {
+        let colours = self.letters.len();
+        let occupied = state.iter().fold(0, |acc, w| acc | w);
+        out.fill(0);
+        let mut stopped = 0u64;
+        let (next, no_exit) = (&self.next[d.index()], self.no_exit[d.index()]);
+        for &cell in &self.order[d.index()] {
+            let b = bit(cell as usize);
+            if occupied & b == 0 {
+                continue;
+            }
+            let kind = state.iter().position(|w| w & b != 0).expect("occupied");
+            let is_fruit = kind < colours;
+            let mut pos = cell as usize;
+            loop {
+                let n = next[pos];
+                if no_exit & bit(pos) != 0 || n == NONE {
+                    break;
+                }
+                let nb = bit(n as usize);
+                if (self.solid | stopped) & nb != 0 {
+                    break;
+                }
+                if is_fruit && self.mud & nb != 0 {
+                    return Err(Loss::Sank);
+                }
+                pos = n as usize;
+            }
+            stopped |= bit(pos);
+            out[kind] |= bit(pos);
+        }
+        let fruit = out[..colours].iter().fold(0, |acc, w| acc | w);
+        if fruit & self.facing_hedgehog[d.index()] != 0 {
+            return Err(Loss::Eaten);
+        }
+        self.pull_tongues(out)?;
+        for word in &mut out[..colours] {
+            if has_adjacent_pair(*word) {
+                *word = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 4: each anteater in reading order pulls the first fruit its tongue sees.
+    fn pull_tongues(&self, out: &mut [u64]) -> Result<(), Loss> {
+        let colours = self.letters.len();
+        for tongue in &self.tongues {
+            let Some(&front) = tongue.ray.first() else {
+                continue;
+            };
+            let stones = out[colours];
+            for &cell in &tongue.ray {
+                let b = bit(cell as usize);
+                if stones & b != 0 {
+                    break;
+                }
+                if let Some(kind) = out[..colours].iter().position(|w| w & b != 0) {
+                    if cell != front {
+                        out[kind] = (out[kind] & !b) | bit(front as usize);
+                        if self.mud & bit(front as usize) != 0 {
+                            return Err(Loss::PulledIntoMud);
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn is_win(&self, state: &[u64]) -> bool {
+        state[..self.letters.len()].iter().all(|&w| w == 0)
+    }
+
+    pub fn pairs_left(&self, state: &[u64]) -> u32 {
+        state[..self.letters.len()]
+            .iter()
+            .filter(|&&w| w != 0)
+            .count() as u32
+    }
+
+    /// Whether the grid format can express this board: it has no symbol for a stone
+    /// resting on mud.
+    pub fn expressible(&self, state: &[u64]) -> bool {
+        state[self.letters.len()] & self.mud == 0
+    }
+}
+
+/// Whether a colour's two fruits stand orthogonally next to each other.
+pub fn has_adjacent_pair(word: u64) -> bool {
+    word & (word << 1) & NOT_COL0 != 0 || word & (word << 8) != 0
+}
+
+fn neighbour_table(w: usize, h: usize) -> [[u8; 64]; 4] {
+    let mut next = [[NONE; 64]; 4];
+    for d in Dir::ALL {
+        let (dx, dy) = d.delta();
+        for y in 0..h {
+            for x in 0..w {
+                let (nx, ny) = (x as i32 + dx, y as i32 + dy);
+                if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < h {
+                    next[d.index()][cell_of(x, y)] = cell_of(nx as usize, ny as usize) as u8;
+                }
+            }
+        }
+    }
+    next
+}
+
+fn farthest_first(w: usize, h: usize, d: Dir) -> Vec<u8> {
+    let mut cells: Vec<(i32, u8)> = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .map(|(x, y)| {
+            let (dx, dy) = d.delta();
+            let progress = x as i32 * dx + y as i32 * dy;
+            (-progress, cell_of(x, y) as u8)
+        })
+        .collect();
+    cells.sort_unstable();
+    cells.into_iter().map(|(_, c)| c).collect()
+}
+
+/// Checks every rule of the fruit level format.
+pub fn validate(level: &FruitLevel) -> Result<(), RuleError> {
+    let (w, h) = (level.width, level.height);
+    grid::check_shape(&level.grid, w, h, (3, 3), (8, 8), "#.~abcdefghoHA")?;
+    for (x, y, c) in grid::cells(&level.grid) {
+        let border = x == 0 || y == 0 || x == w - 1 || y == h - 1;
+        if border && c != '#' {
+            return Err(RuleError::new(
+                "fruit.border",
+                format!(
+                    "cell ({x},{y}) is `{c}`: the outer ring of the board must be solid wall `#`"
+                ),
+            ));
+        }
+    }
+    check_pairs(level)?;
+    check_anteaters(level)?;
+    for (i, one_way) in level.one_ways.iter().enumerate() {
+        let inside = |x: i32, y: i32| x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h;
+        let (dx, dy) = one_way.dir.delta();
+        let (x, y) = (one_way.x as i32, one_way.y as i32);
+        if !inside(x, y) || !inside(x + dx, y + dy) {
+            return Err(RuleError::new(
+                "fruit.one_way",
+                format!(
+                    "one_ways[{i}] at ({x},{y}) facing {:?} is not a border between two cells of the board",
+                    one_way.dir
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_pairs(level: &FruitLevel) -> Result<(), RuleError> {
+    let mut pairs = 0;
+    for letter in FRUIT_LETTERS.chars() {
+        let cells: Vec<(usize, usize)> = grid::cells(&level.grid)
+            .filter(|&(_, _, c)| c == letter)
+            .map(|(x, y, _)| (x, y))
+            .collect();
+        match cells.len() {
+            0 => {}
+            2 => {
+                let (a, b) = (cells[0], cells[1]);
+                if a.0.abs_diff(b.0) + a.1.abs_diff(b.1) == 1 {
+                    return Err(RuleError::new(
+                        "fruit.start_match",
+                        format!(
+                            "the `{letter}` pair already stand next to each other at the start"
+                        ),
+                    ));
+                }
+                pairs += 1;
+            }
+            n => {
+                return Err(RuleError::new(
+                    "fruit.pairs",
+                    format!(
+                        "fruit `{letter}` appears {n} times; every colour appears exactly twice"
+                    ),
+                ));
+            }
+        }
+    }
+    if pairs == 0 {
+        return Err(RuleError::new("fruit.pairs", "the level has no fruit"));
+    }
+    Ok(())
+}
+
+fn check_anteaters(level: &FruitLevel) -> Result<(), RuleError> {
+    let on_grid: Vec<(usize, usize)> = grid::cells(&level.grid)
+        .filter(|&(_, _, c)| c == 'A')
+        .map(|(x, y, _)| (x, y))
+        .collect();
+    for (i, a) in level.anteaters.iter().enumerate() {
+        if !on_grid.contains(&(a.x, a.y)) {
+            return Err(RuleError::new(
+                "fruit.anteater",
+                format!(
+                    "anteaters[{i}] is at ({},{}), which is not an `A` cell",
+                    a.x, a.y
+                ),
+            ));
+        }
+    }
+    for &(x, y) in &on_grid {
+        let n = level
+            .anteaters
+            .iter()
+            .filter(|a| (a.x, a.y) == (x, y))
+            .count();
+        if n != 1 {
+            return Err(RuleError::new(
+                "fruit.anteater",
+                format!(
+                    "the anteater at ({x},{y}) has {n} entries in `anteaters`; it needs exactly one (its facing)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Dir::*;
+
+    fn level(
+        rows: &[&str],
+        one_ways: &[(usize, usize, Dir)],
+        anteaters: &[(usize, usize, Dir)],
+    ) -> FruitLevel {
+        let arrows =
+            |v: &[(usize, usize, Dir)]| v.iter().map(|&(x, y, dir)| Arrow { x, y, dir }).collect();
+        FruitLevel {
+            width: rows[0].len(),
+            height: rows.len(),
+            grid: rows.iter().map(|r| r.to_string()).collect(),
+            one_ways: arrows(one_ways),
+            anteaters: arrows(anteaters),
+        }
+    }
+
+    /// Tilts once and renders the result as rows (fruit letters, `o` for stones).
+    fn tilt_rows(lv: &FruitLevel, d: Dir) -> Result<Vec<String>, Loss> {
+        validate(lv).unwrap();
+        let (board, state) = Board::compile(lv);
+        let mut out = vec![0; state.len()];
+        board.tilt_explained(&state, d, &mut out)?;
+        Ok(render(lv, &board, &out))
+    }
+
+    fn render(lv: &FruitLevel, board: &Board, state: &[u64]) -> Vec<String> {
+        let mut rows: Vec<Vec<char>> = lv
+            .grid
+            .iter()
+            .map(|r| {
+                r.chars()
+                    .map(|c| if "abcdefgho".contains(c) { '.' } else { c })
+                    .collect()
+            })
+            .collect();
+        for (i, &word) in state.iter().enumerate() {
+            let c = board.letters.get(i).copied().unwrap_or('o');
+            for cell in 0..64 {
+                if word & bit(cell) != 0 {
+                    rows[cell / 8][cell % 8] = c;
+                }
+            }
+        }
+        rows.into_iter().map(|r| r.into_iter().collect()).collect()
+    }
+
+    #[test]
+    fn movables_slide_farthest_first_and_stop_on_each_other() {
+        let lv = level(&["#######", "#a.o.b#", "#b...a#", "#######"], &[], &[]);
+        assert_eq!(
+            tilt_rows(&lv, R).unwrap(),
+            ["#######", "#..aob#", "#...ba#", "#######"]
+        );
+        assert_eq!(
+            tilt_rows(&lv, L).unwrap(),
+            ["#######", "#aob..#", "#ba...#", "#######"]
+        );
+    }
+
+    #[test]
+    fn pair_that_meets_is_removed_and_the_level_won() {
+        let lv = level(&["######", "#a..a#", "######"], &[], &[]);
+        let (board, state) = Board::compile(&lv);
+        let mut out = vec![0; 2];
+        // Tilting right: the right fruit stays, the left slides next to it; both vanish.
+        assert_eq!(board.tilt(&state, R, &mut out), Step::Moved);
+        assert!(board.is_win(&out));
+    }
+
+    #[test]
+    fn a_tilt_that_changes_nothing_is_not_a_move() {
+        let lv = level(&["#####", "#a.b#", "#b.a#", "#####"], &[], &[]);
+        let (board, state) = Board::compile(&lv);
+        let mut out = vec![0; state.len()];
+        // Row 1 is against the wall and row 2 against row 1.
+        assert_eq!(board.tilt(&state, U, &mut out), Step::Same);
+    }
+
+    #[test]
+    fn fruit_sinks_in_mud() {
+        let lv = level(&["######", "#a~.a#", "#....#", "######"], &[], &[]);
+        assert_eq!(tilt_rows(&lv, R), Err(Loss::Sank));
+    }
+
+    #[test]
+    fn stones_slide_over_mud() {
+        let lv = level(
+            &["######", "#o~..#", "#a.b.#", "#b..a#", "######"],
+            &[],
+            &[],
+        );
+        assert_eq!(
+            tilt_rows(&lv, R).unwrap(),
+            ["######", "#.~.o#", "#..ab#", "#..ba#", "######"]
+        );
+    }
+
+    #[test]
+    fn hedgehog_eats_fruit_that_ends_in_front_even_without_moving() {
+        let lv = level(
+            &["######", "#..aH#", "#b...#", "#..ab#", "######"],
+            &[],
+            &[],
+        );
+        assert_eq!(tilt_rows(&lv, R), Err(Loss::Eaten));
+    }
+
+    #[test]
+    fn a_stone_against_a_hedgehog_is_harmless() {
+        let lv = level(
+            &["######", "#o..H#", "#a.b.#", "#b.a.#", "######"],
+            &[],
+            &[],
+        );
+        assert_eq!(
+            tilt_rows(&lv, R).unwrap(),
+            ["######", "#..oH#", "#..ab#", "#..ba#", "######"]
+        );
+    }
+
+    #[test]
+    fn hedgehog_only_eats_in_the_tilt_direction() {
+        // `a` at (2,1) sits beside the hedgehog but tilting up faces the wall.
+        let lv = level(
+            &["######", "#.aH.#", "#b..b#", "#a...#", "######"],
+            &[],
+            &[],
+        );
+        assert_eq!(
+            tilt_rows(&lv, U).unwrap(),
+            ["######", "#baHb#", "#a...#", "#....#", "######"]
+        );
+    }
+
+    #[test]
+    fn one_way_blocks_crossing_against_its_direction() {
+        // One-way on the border between (2,1) and (3,1), crossable only to the right.
+        let lv = level(
+            &["#######", "#...a.#", "#b.a..#", "#.b...#", "#######"],
+            &[(2, 1, R)],
+            &[],
+        );
+        // `a` from (4,1) stops at (3,1); the `b` pair meets in the left column.
+        assert_eq!(
+            tilt_rows(&lv, L).unwrap(),
+            ["#######", "#..a..#", "#.a...#", "#.....#", "#######"]
+        );
+        let free = level(
+            &["#######", "#...a.#", "#b.a..#", "#.b...#", "#######"],
+            &[],
+            &[],
+        );
+        assert_eq!(tilt_rows(&free, L).unwrap()[1], "#a....#");
+    }
+
+    #[test]
+    fn one_way_lets_movables_cross_in_its_direction() {
+        let lv = level(
+            &["#######", "#a....#", "#b..a.#", "#.b...#", "#######"],
+            &[(2, 1, R)],
+            &[],
+        );
+        // `a` crosses to (5,1) and meets its partner at (5,2).
+        assert_eq!(
+            tilt_rows(&lv, R).unwrap(),
+            ["#######", "#.....#", "#...b.#", "#....b#", "#######"]
+        );
+    }
+
+    #[test]
+    fn anteater_pulls_the_first_fruit_it_sees_onto_the_cell_in_front() {
+        let lv = level(
+            &[
+                "#######", "#A...a#", "#b....#", "#....b#", "#a....#", "#######",
+            ],
+            &[],
+            &[(1, 1, R)],
+        );
+        // `a` at (5,1) does not move; the tongue pulls it to (2,1); the `b` pair meets.
+        assert_eq!(
+            tilt_rows(&lv, R).unwrap(),
+            [
+                "#######", "#Aa...#", "#.....#", "#.....#", "#....a#", "#######"
+            ]
+        );
+    }
+
+    #[test]
+    fn anteater_tongue_is_stopped_by_a_stone() {
+        let lv = level(
+            &[
+                "#######", "#A.o.a#", "#b....#", "#....b#", "#a....#", "#######",
+            ],
+            &[],
+            &[(1, 1, R)],
+        );
+        assert_eq!(tilt_rows(&lv, R).unwrap()[1], "#A..oa#");
+    }
+
+    #[test]
+    fn anteater_pulling_onto_mud_loses() {
+        let lv = level(
+            &[
+                "#######", "#A~..a#", "#b....#", "#....b#", "#a....#", "#######",
+            ],
+            &[],
+            &[(1, 1, R)],
+        );
+        assert_eq!(tilt_rows(&lv, R), Err(Loss::PulledIntoMud));
+    }
+
+    #[test]
+    fn anteaters_act_in_reading_order() {
+        // Both see the `a` at (5,1). The one at (1,1) comes first in reading order and
+        // pulls it to (2,1); the one at (5,3) then sees nothing. Listed out of order on
+        // purpose: the order is the board's, not the list's.
+        let lv = level(
+            &[
+                "#######", "#A...a#", "#.....#", "#....A#", "#b...b#", "#a....#", "#######",
+            ],
+            &[],
+            &[(5, 3, U), (1, 1, R)],
+        );
+        validate(&lv).unwrap();
+        let (board, mut state) = Board::compile(&lv);
+        board.pull_tongues(&mut state).unwrap();
+        assert_eq!(render(&lv, &board, &state)[1], "#Aa...#");
+        assert_eq!(render(&lv, &board, &state)[2], "#.....#");
+    }
+
+    #[test]
+    fn lost_wins_over_won() {
+        // Tilting left matches the `a` pair while a `b` sinks in the mud.
+        let lv = level(&["#######", "#a..a.#", "#b.~.b#", "#######"], &[], &[]);
+        assert_eq!(tilt_rows(&lv, L), Err(Loss::Sank));
+    }
+
+    #[test]
+    fn validation_names_the_rule() {
+        let rule = |rows: &[&str], ants: &[(usize, usize, Dir)]| {
+            validate(&level(rows, &[], ants)).unwrap_err().rule
+        };
+        assert_eq!(rule(&["####", "#a.#", "####"], &[]), "fruit.pairs");
+        assert_eq!(rule(&["#####", "#aa.#", "#####"], &[]), "fruit.start_match");
+        assert_eq!(rule(&["#####", "#a.a.", "#####"], &[]), "fruit.border");
+        assert_eq!(rule(&["######", "#aA.a#", "######"], &[]), "fruit.anteater");
+        assert_eq!(rule(&["######", "#a.Xa#", "######"], &[]), "grid.cell");
+        assert_eq!(
+            rule(&["#####", "#a..#", "#..a#", "#####"], &[(5, 5, R)]),
+            "fruit.anteater"
+        );
+    }
+}

@@ -1,0 +1,108 @@
+//! Solver and replay tests for fruit on hand-worked boards.
+
+use super::*;
+use crate::core::Stop;
+
+fn level(rows: &[&str]) -> FruitLevel {
+    FruitLevel {
+        width: rows[0].len(),
+        height: rows.len(),
+        grid: rows.iter().map(|r| r.to_string()).collect(),
+        one_ways: vec![],
+        anteaters: vec![],
+    }
+}
+
+fn analyze(lv: &FruitLevel) -> Analysis<String, FruitMetrics> {
+    let stop = Stop::never();
+    Fruit::analyze(
+        lv,
+        &Limits {
+            max_states: 1_000_000,
+            stop: &stop,
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn one_tilt_level() {
+    let a = analyze(&level(&["######", "#a..a#", "######"]));
+    assert_eq!(a.par, Some(1));
+    // Left and right both win at once: two optimal solutions.
+    assert_eq!(a.solution.as_deref(), Some("L"));
+    assert_eq!(a.solution_count, 2);
+    assert_eq!(a.extra.dead_ends, 0);
+}
+
+#[test]
+fn two_move_level_counts_every_optimal_solution() {
+    // No single tilt brings the pair together. Each first tilt leaves them in one row or
+    // column with a gap, and either tilt along it closes the gap: U then L or R, D then
+    // L or R, L then U or D, R then U or D — eight optimal solutions.
+    let lv = level(&["######", "#a...#", "#.##.#", "#...a#", "######"]);
+    let a = analyze(&lv);
+    assert_eq!(a.par, Some(2));
+    assert_eq!(a.solution.as_deref(), Some("UL"));
+    assert_eq!(a.solution_count, 8);
+    let replay = Fruit::replay(&lv, a.solution.as_ref().unwrap()).unwrap();
+    assert_eq!((replay.status, replay.moves_used), (Status::Won, 2));
+}
+
+#[test]
+fn level_with_only_losing_moves_is_unsolvable_and_counts_dead_ends() {
+    // Every tilt drives a fruit into mud, or changes nothing.
+    let lv = level(&["#######", "#~a~a~#", "#######"]);
+    let a = analyze(&lv);
+    assert_eq!(a.par, None);
+    assert_eq!(a.solution, None);
+    // Only the start is reachable, and it cannot win.
+    assert_eq!(a.extra.dead_ends, 1);
+    assert_eq!(a.extra.reachable, 1);
+}
+
+#[test]
+fn replay_reports_loss_and_ignores_moves_after_it() {
+    let lv = level(&["######", "#a~.a#", "#....#", "######"]);
+    let r = Fruit::replay(&lv, &"RUDL".to_string()).unwrap();
+    assert_eq!(r.status, Status::Lost);
+    assert_eq!((r.moves_used, r.moves_ignored), (1, 3));
+    assert!(r.reason.unwrap().contains("mud"));
+}
+
+#[test]
+fn replay_counts_non_moves_and_stops_at_the_win() {
+    let lv = level(&["######", "#a..a#", "######"]);
+    let r = Fruit::replay(&lv, &"UUR".to_string()).unwrap();
+    assert_eq!(
+        (r.status, r.moves_used, r.moves_ignored),
+        (Status::Won, 3, 0)
+    );
+    assert_eq!(Fruit::medals(1, &r), Vec::<&str>::new());
+    let r = Fruit::replay(&lv, &"RL".to_string()).unwrap();
+    assert_eq!(
+        (r.status, r.moves_used, r.moves_ignored),
+        (Status::Won, 1, 1)
+    );
+    assert_eq!(Fruit::medals(1, &r), vec!["par"]);
+    let r = Fruit::replay(&lv, &"U".to_string()).unwrap();
+    assert_eq!(r.status, Status::Unfinished);
+}
+
+#[test]
+fn replay_rejects_letters_that_are_not_moves() {
+    let lv = level(&["######", "#a..a#", "######"]);
+    let err = Fruit::replay(&lv, &"RX".to_string()).err().unwrap();
+    assert_eq!(err.rule, "moves.letters");
+}
+
+#[test]
+fn a_stone_on_mud_is_never_a_start() {
+    // The un-solve trick must skip boards the grid cannot express.
+    let lv = level(&["#######", "#o~...#", "#a...a#", "#######"]);
+    let (board, state) = rules::Board::compile(&lv);
+    assert!(board.expressible(&state));
+    let mut moved = state.clone();
+    moved[1] = rules::bit(rules::cell_of(2, 1));
+    assert!(!board.expressible(&moved));
+}

@@ -1,0 +1,405 @@
+//! The object-safe face of a [`Puzzle`]: JSON in, JSON out, and the generation loop.
+//! The service layer sees only [`Game`]; it never learns any one game's rules.
+
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::core::{
+    Analysis, Difficulty, Exhausted, Limits, Puzzle, Rejection, RuleError, Status, Stop, Tier,
+};
+use crate::rng::LevelRng;
+
+/// A game as the service uses it.
+pub trait Game: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn title(&self) -> &'static str;
+    fn version(&self) -> u32;
+    fn solution_count_cap(&self) -> u64;
+    /// Every tier's parameters and acceptance window, for `GET /games`.
+    fn tiers(&self) -> Value;
+    /// Runs the seeded generation loop for one key.
+    fn generate(
+        &self,
+        difficulty: Difficulty,
+        seed: u64,
+        stop: &Stop,
+    ) -> Result<Generated, GenerateError>;
+    /// The solver's full report on a level document (par, solution and metrics ignored).
+    fn verify(&self, level: &Value, limits: &Limits) -> Result<Value, GameError>;
+    /// Replays `moves` (the game's own move format) on a level document.
+    fn check(&self, level: &Value, moves: &Value) -> Result<CheckOutcome, GameError>;
+    /// An SVG picture of a level document, with its `solution` drawn when asked.
+    fn preview_svg(&self, level: &Value, show_solution: bool) -> Result<String, GameError>;
+}
+
+/// An accepted level as the service stores it.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The level JSON, exactly the bytes to store and serve.
+    pub json: String,
+    pub summary: Summary,
+}
+
+/// The figures of an accepted level that the store keeps as columns.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub par: u32,
+    pub attempts: u32,
+    pub generate_ms: u64,
+    pub solve_ms: u64,
+    pub states: u64,
+    pub solution_count: u64,
+    /// The full `metrics` object of the level.
+    pub metrics: Value,
+    /// Why earlier candidates were thrown away, by reason.
+    pub rejections: BTreeMap<&'static str, u32>,
+}
+
+/// A replay outcome: the JSON answer and the fields the store keeps.
+#[derive(Clone, Debug)]
+pub struct CheckOutcome {
+    pub json: Value,
+    pub status: Status,
+    pub moves_used: u32,
+}
+
+/// Errors of the game layer on client input.
+#[derive(Debug)]
+pub enum GameError {
+    /// The document is not in the game's JSON shape (missing field, wrong type).
+    Malformed(String),
+    /// Well-formed, but breaks a rule.
+    Rule(RuleError),
+}
+
+/// Why no level came out of a generation run.
+#[derive(Debug)]
+pub enum GenerateError {
+    /// The time budget ran out or the run was cancelled.
+    Stopped { attempts: u32 },
+    /// Every candidate up to the tier's cap was rejected.
+    NoCandidateAccepted {
+        attempts: u32,
+        rejections: BTreeMap<&'static str, u32>,
+    },
+    /// The generator built a level its own validator rejects: a bug in the game.
+    InvalidCandidate(RuleError),
+}
+
+impl std::error::Error for GameError {}
+impl std::error::Error for GenerateError {}
+
+impl std::fmt::Display for GameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GameError::Malformed(m) => f.write_str(m),
+            GameError::Rule(r) => r.fmt(f),
+        }
+    }
+}
+
+impl std::fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GenerateError::Stopped { attempts } => {
+                write!(
+                    f,
+                    "generation stopped by its time budget after {attempts} attempts"
+                )
+            }
+            GenerateError::NoCandidateAccepted {
+                attempts,
+                rejections,
+            } => {
+                write!(
+                    f,
+                    "no candidate accepted in {attempts} attempts ({rejections:?})"
+                )
+            }
+            GenerateError::InvalidCandidate(rule) => {
+                write!(f, "the generator produced an invalid level: {rule}")
+            }
+        }
+    }
+}
+
+/// A level the generation loop accepted, with everything known about it.
+pub struct Accepted<P: Puzzle> {
+    pub level: P::Level,
+    pub analysis: Analysis<P::Solution, P::Metrics>,
+    pub par: u32,
+    pub attempts: u32,
+    pub generate_ms: u64,
+    pub solve_ms: u64,
+    pub rejections: BTreeMap<&'static str, u32>,
+}
+
+/// The generation loop: candidate → validate → analyze → accept, up to the tier's cap.
+/// Deterministic in (game, difficulty, seed, version) unless stopped.
+pub fn generate_level<P: Puzzle>(
+    difficulty: Difficulty,
+    seed: u64,
+    stop: &Stop,
+) -> Result<Accepted<P>, GenerateError> {
+    let tier = P::tier(difficulty);
+    let mut rng = LevelRng::for_key(P::NAME, difficulty, seed, P::VERSION);
+    let limits = Limits {
+        max_states: tier.max_states,
+        stop,
+    };
+    let started = Instant::now();
+    let mut solving = Duration::ZERO;
+    let mut rejections = BTreeMap::new();
+    for attempt in 1..=tier.max_attempts {
+        let level = match P::generate(&tier.params, &mut rng, &limits) {
+            Ok(level) => level,
+            Err(Rejection::Stopped) => return Err(GenerateError::Stopped { attempts: attempt }),
+            Err(Rejection::Candidate(why)) => {
+                *rejections.entry(why).or_insert(0) += 1;
+                continue;
+            }
+        };
+        P::validate(&level).map_err(GenerateError::InvalidCandidate)?;
+        let solve_started = Instant::now();
+        let analysis = P::analyze(&level, &limits);
+        solving += solve_started.elapsed();
+        let verdict = match analysis {
+            Err(Exhausted::Stopped) => return Err(GenerateError::Stopped { attempts: attempt }),
+            Err(Exhausted::States(_)) => Err("state budget"),
+            Ok(analysis) => judge::<P>(&tier, analysis),
+        };
+        match verdict {
+            Ok((par, analysis)) => {
+                return Ok(Accepted {
+                    level,
+                    analysis,
+                    par,
+                    attempts: attempt,
+                    generate_ms: started.elapsed().as_millis() as u64,
+                    solve_ms: solving.as_millis() as u64,
+                    rejections,
+                });
+            }
+            Err(why) => *rejections.entry(why).or_insert(0) += 1,
+        }
+    }
+    Err(GenerateError::NoCandidateAccepted {
+        attempts: tier.max_attempts,
+        rejections,
+    })
+}
+
+type AnalysisOf<P> = Analysis<<P as Puzzle>::Solution, <P as Puzzle>::Metrics>;
+
+fn judge<P: Puzzle>(
+    tier: &Tier<P::Params>,
+    analysis: AnalysisOf<P>,
+) -> Result<(u32, AnalysisOf<P>), &'static str> {
+    let par = analysis.par.ok_or("unsolvable")?;
+    if !tier.par_in_window(par) {
+        return Err("par outside window");
+    }
+    P::accept(tier, &analysis)?;
+    Ok((par, analysis))
+}
+
+#[derive(Serialize)]
+struct LevelDocument<'a, L, S, M> {
+    game: &'static str,
+    difficulty: Difficulty,
+    seed: u64,
+    version: u32,
+    #[serde(flatten)]
+    level: &'a L,
+    par: u32,
+    solution: &'a S,
+    metrics: MetricsDocument<'a, M>,
+}
+
+#[derive(Serialize)]
+struct MetricsDocument<'a, M> {
+    attempts: u32,
+    generate_ms: u64,
+    solve_ms: u64,
+    states: u64,
+    solution_count: u64,
+    solution_count_cap: u64,
+    #[serde(flatten)]
+    extra: &'a M,
+}
+
+impl<P: Puzzle> Accepted<P> {
+    /// The level JSON of rules.md, in a fixed field order.
+    pub fn to_json(&self, difficulty: Difficulty, seed: u64) -> String {
+        let solution = self
+            .analysis
+            .solution
+            .as_ref()
+            .expect("an accepted level has a solution");
+        let document = LevelDocument {
+            game: P::NAME,
+            difficulty,
+            seed,
+            version: P::VERSION,
+            level: &self.level,
+            par: self.par,
+            solution,
+            metrics: MetricsDocument {
+                attempts: self.attempts,
+                generate_ms: self.generate_ms,
+                solve_ms: self.solve_ms,
+                states: self.analysis.states,
+                solution_count: self.analysis.solution_count,
+                solution_count_cap: P::SOLUTION_COUNT_CAP,
+                extra: &self.analysis.extra,
+            },
+        };
+        serde_json::to_string(&document).expect("level documents serialize")
+    }
+}
+
+/// Wraps a [`Puzzle`] as a [`Game`].
+pub struct Adapter<P>(PhantomData<P>);
+
+impl<P> Adapter<P> {
+    pub const NEW: Adapter<P> = Adapter(PhantomData);
+}
+
+fn parse_level<P: Puzzle>(document: &Value) -> Result<P::Level, GameError> {
+    let level: P::Level = serde_json::from_value(document.clone())
+        .map_err(|e| GameError::Malformed(format!("not a {} level: {e}", P::NAME)))?;
+    P::validate(&level).map_err(GameError::Rule)?;
+    Ok(level)
+}
+
+impl<P: Puzzle> Game for Adapter<P> {
+    fn name(&self) -> &'static str {
+        P::NAME
+    }
+
+    fn title(&self) -> &'static str {
+        P::TITLE
+    }
+
+    fn version(&self) -> u32 {
+        P::VERSION
+    }
+
+    fn solution_count_cap(&self) -> u64 {
+        P::SOLUTION_COUNT_CAP
+    }
+
+    fn tiers(&self) -> Value {
+        Difficulty::ALL
+            .iter()
+            .map(|&d| {
+                let mut tier = serde_json::to_value(P::tier(d)).expect("tiers serialize");
+                tier["difficulty"] = json!(d);
+                tier
+            })
+            .collect()
+    }
+
+    fn generate(
+        &self,
+        difficulty: Difficulty,
+        seed: u64,
+        stop: &Stop,
+    ) -> Result<Generated, GenerateError> {
+        let accepted = generate_level::<P>(difficulty, seed, stop)?;
+        let json = accepted.to_json(difficulty, seed);
+        let document: Value = serde_json::from_str(&json).expect("own JSON parses");
+        Ok(Generated {
+            json,
+            summary: Summary {
+                par: accepted.par,
+                attempts: accepted.attempts,
+                generate_ms: accepted.generate_ms,
+                solve_ms: accepted.solve_ms,
+                states: accepted.analysis.states,
+                solution_count: accepted.analysis.solution_count,
+                metrics: document["metrics"].clone(),
+                rejections: accepted.rejections,
+            },
+        })
+    }
+
+    fn verify(&self, document: &Value, limits: &Limits) -> Result<Value, GameError> {
+        let level = parse_level::<P>(document)?;
+        let started = Instant::now();
+        let analysis = P::analyze(&level, limits);
+        let solve_ms = started.elapsed().as_millis() as u64;
+        let report = match analysis {
+            Err(exhausted) => json!({
+                "valid": true,
+                "solvable": null,
+                "gave_up": exhausted.to_string(),
+                "metrics": {"solve_ms": solve_ms},
+            }),
+            Ok(analysis) => {
+                let accepted_by: Vec<Difficulty> = Difficulty::ALL
+                    .into_iter()
+                    .filter(|&d| {
+                        let tier = P::tier(d);
+                        analysis.par.is_some_and(|par| tier.par_in_window(par))
+                            && P::accept(&tier, &analysis).is_ok()
+                    })
+                    .collect();
+                let mut metrics = serde_json::to_value(&analysis.extra).expect("metrics");
+                if !metrics.is_object() {
+                    metrics = json!({});
+                }
+                metrics["solve_ms"] = json!(solve_ms);
+                metrics["states"] = json!(analysis.states);
+                metrics["solution_count"] = json!(analysis.solution_count);
+                metrics["solution_count_cap"] = json!(P::SOLUTION_COUNT_CAP);
+                json!({
+                    "valid": true,
+                    "solvable": analysis.par.is_some(),
+                    "par": analysis.par,
+                    "solution": analysis.solution,
+                    "metrics": metrics,
+                    "accepted_by": accepted_by,
+                    "gave_up": null,
+                })
+            }
+        };
+        Ok(report)
+    }
+
+    fn check(&self, document: &Value, moves: &Value) -> Result<CheckOutcome, GameError> {
+        let level = parse_level::<P>(document)?;
+        let moves: P::Moves = serde_json::from_value(moves.clone())
+            .map_err(|e| GameError::Malformed(format!("not a {} move list: {e}", P::NAME)))?;
+        let replay = P::replay(&level, &moves).map_err(GameError::Rule)?;
+        let par = document
+            .get("par")
+            .and_then(Value::as_u64)
+            .map(|p| p as u32);
+        let medals = par.map(|p| P::medals(p, &replay)).unwrap_or_default();
+        let mut json = serde_json::to_value(&replay).expect("replays serialize");
+        json["par"] = json!(par);
+        json["medals"] = json!(medals);
+        Ok(CheckOutcome {
+            json,
+            status: replay.status,
+            moves_used: replay.moves_used,
+        })
+    }
+
+    fn preview_svg(&self, document: &Value, show_solution: bool) -> Result<String, GameError> {
+        let level = parse_level::<P>(document)?;
+        let solution: Option<P::Solution> = match document.get("solution") {
+            Some(s) if show_solution && !s.is_null() => Some(
+                serde_json::from_value(s.clone())
+                    .map_err(|e| GameError::Malformed(format!("bad solution: {e}")))?,
+            ),
+            _ => None,
+        };
+        Ok(P::preview_svg(&level, solution.as_ref()))
+    }
+}

@@ -1,0 +1,21 @@
+//! levelforge's games: each one a folder of pure, synchronous code behind [`Puzzle`].
+//!
+//! Nothing in this crate knows of HTTP, SQL or async runtimes; the service crate uses the
+//! games only through [`registry`] and the object-safe [`Game`] trait.
+
+pub mod core;
+pub mod game;
+pub mod grid;
+pub mod registry;
+pub mod rng;
+pub mod svg;
+pub mod tilt;
+
+pub mod fruit;
+
+pub use crate::core::{
+    Analysis, Difficulty, Dir, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status,
+    Stop, Tier,
+};
+pub use crate::game::{Accepted, CheckOutcome, Game, GameError, GenerateError, Generated, Summary};
+pub use crate::rng::LevelRng;

@@ -1,0 +1,327 @@
+//! The complete state graph of a tilt game (four moves, deterministic outcomes), shared
+//! by the games whose every move tilts the whole board.
+//!
+//! States are fixed-width rows of `u64` bitboards stored back to back in one arena; the
+//! hash table holds only row indices, so a state costs its own bytes plus about five
+//! and nothing is allocated per state.
+
+use std::hash::{BuildHasher, Hasher};
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+
+use crate::core::{Dir, Exhausted, Limits};
+
+/// Interned states: an arena of `stride`-word rows and an index over them.
+pub struct StateSet {
+    stride: usize,
+    words: Vec<u64>,
+    table: HashTable<u32>,
+}
+
+impl StateSet {
+    pub fn new(stride: usize) -> Self {
+        StateSet {
+            stride,
+            words: Vec::with_capacity(stride * 1024),
+            table: HashTable::with_capacity(1024),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.len() / self.stride
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    pub fn get(&self, index: u32) -> &[u64] {
+        let start = index as usize * self.stride;
+        &self.words[start..start + self.stride]
+    }
+
+    /// The index of `state`, adding it if new; the flag says whether it was new.
+    pub fn intern(&mut self, state: &[u64]) -> (u32, bool) {
+        debug_assert_eq!(state.len(), self.stride);
+        let hash = hash_words(state);
+        let (stride, words) = (self.stride, &self.words);
+        let row = |i: u32| &words[i as usize * stride..(i as usize + 1) * stride];
+        if let Some(&index) = self.table.find(hash, |&i| row(i) == state) {
+            return (index, false);
+        }
+        let index = self.len() as u32;
+        self.words.extend_from_slice(state);
+        let (stride, words) = (self.stride, &self.words);
+        self.table.insert_unique(hash, index, |&i| {
+            hash_words(&words[i as usize * stride..(i as usize + 1) * stride])
+        });
+        (index, true)
+    }
+}
+
+fn hash_words(words: &[u64]) -> u64 {
+    let mut hasher = FxBuildHasher.build_hasher();
+    for &w in words {
+        hasher.write_u64(w);
+    }
+    hasher.finish()
+}
+
+/// What one tilt did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing changed: not a move.
+    Same,
+    /// The level is lost (terminal).
+    Lost,
+    /// A new board, written to the output row.
+    Moved,
+}
+
+/// Edge targets that are not states.
+pub const SAME: u32 = u32::MAX;
+pub const LOST: u32 = u32::MAX - 1;
+pub const UNREACHABLE: u32 = u32::MAX;
+
+/// The full reachable graph from a start state.
+pub struct Graph {
+    pub states: StateSet,
+    /// Moves from the start, by breadth-first search.
+    pub depth: Vec<u32>,
+    /// Successor per direction (in `Dir::ALL` order), or `SAME` / `LOST`.
+    pub edges: Vec<[u32; 4]>,
+    pub win: Vec<bool>,
+    /// Shortest move sequences from the start reaching each state, saturating at the cap.
+    pub paths: Vec<u64>,
+    /// States whose moves were computed (every non-winning state).
+    pub expanded: u64,
+}
+
+/// Explores every state reachable from `start`. `tilt` writes the successor of a state
+/// into its output row; `is_win` marks terminal winning states (not expanded further).
+pub fn explore(
+    start: &[u64],
+    limits: &Limits,
+    path_cap: u64,
+    mut tilt: impl FnMut(&[u64], Dir, &mut [u64]) -> Step,
+    is_win: impl Fn(&[u64]) -> bool,
+) -> Result<Graph, Exhausted> {
+    let stride = start.len();
+    let mut graph = Graph {
+        states: StateSet::new(stride),
+        depth: vec![0],
+        edges: Vec::new(),
+        win: vec![is_win(start)],
+        paths: vec![1],
+        expanded: 0,
+    };
+    graph.states.intern(start);
+    let mut current = vec![0u64; stride];
+    let mut next = vec![0u64; stride];
+    let mut cursor = 0u32;
+    while (cursor as usize) < graph.states.len() {
+        let u = cursor;
+        cursor += 1;
+        let mut row = [SAME; 4];
+        if !graph.win[u as usize] {
+            graph.expanded += 1;
+            limits.tick(graph.expanded)?;
+            current.copy_from_slice(graph.states.get(u));
+            for dir in Dir::ALL {
+                row[dir.index()] = match tilt(&current, dir, &mut next) {
+                    Step::Same => SAME,
+                    Step::Lost => LOST,
+                    Step::Moved => graph.link(u, &next, path_cap, &is_win),
+                };
+            }
+        }
+        graph.edges.push(row);
+    }
+    Ok(graph)
+}
+
+impl Graph {
+    fn link(
+        &mut self,
+        from: u32,
+        to: &[u64],
+        path_cap: u64,
+        is_win: &impl Fn(&[u64]) -> bool,
+    ) -> u32 {
+        let (v, is_new) = self.states.intern(to);
+        let depth = self.depth[from as usize] + 1;
+        if is_new {
+            self.depth.push(depth);
+            self.win.push(is_win(to));
+            self.paths.push(0);
+        }
+        if self.depth[v as usize] == depth {
+            let sum = self.paths[v as usize].saturating_add(self.paths[from as usize]);
+            self.paths[v as usize] = sum.min(path_cap);
+        }
+        v
+    }
+
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+
+    /// Fewest moves from each state to any win (`UNREACHABLE` when none), by a backward
+    /// breadth-first search over the reversed edges.
+    pub fn distance_to_win(&self) -> Vec<u32> {
+        let n = self.len();
+        let mut offsets = vec![0u32; n + 1];
+        for row in &self.edges {
+            for &v in row.iter().filter(|&&v| v < LOST) {
+                offsets[v as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut preds = vec![0u32; offsets[n] as usize];
+        for (u, row) in self.edges.iter().enumerate() {
+            for &v in row.iter().filter(|&&v| v < LOST) {
+                preds[fill[v as usize] as usize] = u as u32;
+                fill[v as usize] += 1;
+            }
+        }
+        let mut dist = vec![UNREACHABLE; n];
+        let mut queue: Vec<u32> = (0..n as u32).filter(|&i| self.win[i as usize]).collect();
+        for &w in &queue {
+            dist[w as usize] = 0;
+        }
+        let mut head = 0;
+        while head < queue.len() {
+            let v = queue[head];
+            head += 1;
+            let range = offsets[v as usize] as usize..offsets[v as usize + 1] as usize;
+            for &u in &preds[range] {
+                if dist[u as usize] == UNREACHABLE {
+                    dist[u as usize] = dist[v as usize] + 1;
+                    queue.push(u);
+                }
+            }
+        }
+        dist
+    }
+
+    /// Fewest moves to win from the start.
+    pub fn par(&self) -> Option<u32> {
+        self.win
+            .iter()
+            .zip(&self.depth)
+            .filter(|&(&w, _)| w)
+            .map(|(_, &d)| d)
+            .min()
+    }
+
+    /// Shortest winning sequences from the start, saturating at the explore cap.
+    pub fn optimal_paths(&self, cap: u64) -> u64 {
+        let Some(par) = self.par() else { return 0 };
+        (0..self.len())
+            .filter(|&i| self.win[i] && self.depth[i] == par)
+            .fold(0u64, |acc, i| acc.saturating_add(self.paths[i]))
+            .min(cap)
+    }
+
+    /// One shortest winning sequence from `from`: at each state the first direction (in
+    /// `Dir::ALL` order) that gets one move closer to a win.
+    pub fn shortest_win_from(&self, from: u32, dist: &[u32]) -> Option<Vec<Dir>> {
+        if dist[from as usize] == UNREACHABLE {
+            return None;
+        }
+        let mut moves = Vec::with_capacity(dist[from as usize] as usize);
+        let mut at = from;
+        while dist[at as usize] > 0 {
+            let (dir, next) = Dir::ALL
+                .into_iter()
+                .map(|d| (d, self.edges[at as usize][d.index()]))
+                .find(|&(_, v)| v < LOST && dist[v as usize] + 1 == dist[at as usize])
+                .expect("a state at finite distance has a step closer");
+            moves.push(dir);
+            at = next;
+        }
+        Some(moves)
+    }
+
+    /// Non-winning states from which no win is reachable.
+    pub fn dead_ends(&self, dist: &[u32]) -> u64 {
+        dist.iter()
+            .zip(&self.win)
+            .filter(|&(&d, &w)| !w && d == UNREACHABLE)
+            .count() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Stop;
+
+    /// A counter on 0..=5 where U adds one, D subtracts one; 5 wins, 0 is a trap with no
+    /// way out, and L from 3 loses.
+    fn counter_tilt(s: &[u64], d: Dir, out: &mut [u64]) -> Step {
+        let v = s[0];
+        let next = match d {
+            Dir::U => v + 1,
+            Dir::D if v > 0 && v != 1 => v - 1,
+            Dir::D if v == 1 => 0,
+            Dir::L if v == 3 => return Step::Lost,
+            _ => return Step::Same,
+        };
+        if v == 0 {
+            return Step::Same;
+        }
+        out[0] = next;
+        Step::Moved
+    }
+
+    #[test]
+    fn explores_counts_and_measures() {
+        let stop = Stop::never();
+        let limits = Limits {
+            max_states: 100,
+            stop: &stop,
+        };
+        let g = explore(&[2], &limits, 1000, counter_tilt, |s| s[0] == 5).unwrap();
+        // States 2,3,1,4,0,5.
+        assert_eq!(g.len(), 6);
+        assert_eq!(g.par(), Some(3));
+        assert_eq!(g.optimal_paths(1000), 1);
+        let dist = g.distance_to_win();
+        assert_eq!(
+            g.shortest_win_from(0, &dist),
+            Some(vec![Dir::U, Dir::U, Dir::U])
+        );
+        // Only state 0 cannot win.
+        assert_eq!(g.dead_ends(&dist), 1);
+        assert_eq!(g.edges[1][Dir::L.index()], LOST);
+    }
+
+    #[test]
+    fn state_budget_is_enforced() {
+        let stop = Stop::never();
+        let limits = Limits {
+            max_states: 2,
+            stop: &stop,
+        };
+        let err = explore(&[2], &limits, 10, counter_tilt, |s| s[0] == 5).err();
+        assert_eq!(err, Some(Exhausted::States(2)));
+    }
+
+    #[test]
+    fn interning_finds_equal_rows() {
+        let mut set = StateSet::new(2);
+        assert_eq!(set.intern(&[1, 2]), (0, true));
+        assert_eq!(set.intern(&[2, 1]), (1, true));
+        assert_eq!(set.intern(&[1, 2]), (0, false));
+        assert_eq!(set.get(1), &[2, 1]);
+    }
+}
