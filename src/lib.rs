@@ -1,1 +1,83 @@
+//! levelforge: seeded puzzle levels, proven by solvers, stored, and served over HTTP.
+//!
+//! - `levelforge-games` (the `games/` crate): the games, pure and synchronous.
+//! - [`levels`]: cache → store → bounded generation.
+//! - [`store`]: PostgreSQL / SQLite persistence.
+//! - [`api`]: the HTTP routes.
 
+pub mod api;
+pub mod cli;
+pub mod config;
+pub mod levels;
+pub mod store;
+pub mod telemetry;
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use levelforge_games::registry;
+use tokio::net::TcpListener;
+
+use crate::api::AppState;
+use crate::config::ServeArgs;
+use crate::levels::LevelService;
+
+/// Connects the store (retrying while the database starts up) and builds the app state.
+pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
+    let default_game = registry::find(&args.default_game).with_context(|| {
+        format!(
+            "DEFAULT_GAME `{}` is not one of {}",
+            args.default_game,
+            registry::names().join(", ")
+        )
+    })?;
+    let store = store::connect_with_retry(
+        &args.database.database_url,
+        args.database.database_max_connections,
+    )
+    .await?;
+    Ok(AppState {
+        levels: LevelService::new(
+            Arc::new(store),
+            args.generation.bounds(),
+            args.cache_capacity,
+        ),
+        default_game,
+        verify_max_states: args.verify_max_states,
+    })
+}
+
+/// Serves on `listener` until `shutdown` resolves, then finishes in-flight requests.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let app = api::router(state);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    Ok(())
+}
+
+/// Resolves on SIGTERM or SIGINT.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        if let Ok(mut signal) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            signal.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}

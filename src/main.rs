@@ -1,1 +1,27 @@
-fn main() {}
+use clap::Parser;
+use levelforge::config::{Cli, Command, ServeArgs};
+use levelforge::{cli, telemetry};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Cli::parse();
+    match args.command {
+        None => serve(args.serve).await,
+        Some(Command::Serve(serve_args)) => serve(serve_args).await,
+        Some(Command::Generate(a)) => cli::generate(&a),
+        Some(Command::Verify(a)) => cli::verify(&a),
+        Some(Command::Pregen(a)) => {
+            telemetry::init_logging(levelforge::config::LogFormat::Text);
+            cli::pregen(&a).await
+        }
+        Some(Command::Healthcheck(a)) => cli::healthcheck(&a).await,
+    }
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    telemetry::init_logging(args.log.log_format);
+    let state = levelforge::app_state(&args).await?;
+    let listener = tokio::net::TcpListener::bind(args.bind).await?;
+    tracing::info!(bind = %args.bind, default_game = state.default_game.name(), "levelforge listening");
+    levelforge::serve(listener, state, levelforge::shutdown_signal()).await
+}

@@ -155,6 +155,9 @@ pub fn generate_level<P: Puzzle>(
     let mut solving = Duration::ZERO;
     let mut rejections = BTreeMap::new();
     for attempt in 1..=tier.max_attempts {
+        if stop.requested() {
+            return Err(GenerateError::Stopped { attempts: attempt });
+        }
         let level = match P::generate(&tier.params, &mut rng, &limits) {
             Ok(level) => level,
             Err(Rejection::Stopped) => return Err(GenerateError::Stopped { attempts: attempt }),

@@ -1,0 +1,56 @@
+//! Routes for level designers: verification and the games' tier tables.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::{Query, State};
+use levelforge_games::{Limits, registry};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::params;
+use super::problem::ApiError;
+
+#[derive(Debug, Default, Deserialize)]
+pub struct VerifyQuery {
+    pub game: Option<String>,
+}
+
+/// The solver's report on a posted level. The game is `?game=`, else the body's `game`,
+/// else the default game.
+pub async fn verify(
+    State(state): State<AppState>,
+    query: Result<Query<VerifyQuery>, QueryRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let query = query?.0;
+    let level = params::json_object(&body?)?;
+    let named = query
+        .game
+        .as_deref()
+        .or_else(|| level.get("game").and_then(Value::as_str));
+    let game = params::game(named, state.default_game)?;
+    let max_states = state.verify_max_states;
+    let report = state
+        .levels
+        .run_bounded(move |stop| game.verify(&level, &Limits { max_states, stop }))
+        .await??;
+    Ok(Json(report))
+}
+
+pub async fn games(State(state): State<AppState>) -> Json<Value> {
+    let games: Vec<Value> = registry::all()
+        .iter()
+        .map(|g| {
+            json!({
+                "name": g.name(),
+                "title": g.title(),
+                "version": g.version(),
+                "solution_count_cap": g.solution_count_cap(),
+                "tiers": g.tiers(),
+            })
+        })
+        .collect();
+    Json(json!({ "default": state.default_game.name(), "games": games }))
+}

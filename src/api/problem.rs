@@ -1,0 +1,142 @@
+//! The HTTP error type: every error leaves as `application/problem+json`.
+
+use axum::Json;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use levelforge_games::GameError;
+use serde_json::json;
+
+use crate::levels::LevelError;
+use crate::store::StoreError;
+
+#[derive(Debug)]
+pub enum ApiError {
+    BadRequest(String),
+    NotFound(String),
+    MethodNotAllowed,
+    PayloadTooLarge(String),
+    /// A well-formed level or move list that breaks a rule; `rule` is its stable id.
+    Unprocessable {
+        detail: String,
+        rule: &'static str,
+    },
+    /// Overload, a budget run out, or the database down for a write.
+    Unavailable {
+        detail: String,
+        retry_after_s: u32,
+    },
+    Internal(String),
+}
+
+impl ApiError {
+    fn parts(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad-request"),
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
+            ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed"),
+            ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large"),
+            ApiError::Unprocessable { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "rule-violation"),
+            ApiError::Unavailable { .. } => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        }
+    }
+
+    fn detail(&self) -> String {
+        match self {
+            ApiError::BadRequest(d)
+            | ApiError::NotFound(d)
+            | ApiError::PayloadTooLarge(d)
+            | ApiError::Internal(d) => d.clone(),
+            ApiError::MethodNotAllowed => "this route does not take that method".into(),
+            ApiError::Unprocessable { detail, .. } | ApiError::Unavailable { detail, .. } => {
+                detail.clone()
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, slug) = self.parts();
+        if status.is_server_error() && status != StatusCode::SERVICE_UNAVAILABLE {
+            tracing::error!(detail = %self.detail(), "internal error");
+        }
+        let mut body = json!({
+            "type": format!("urn:levelforge:problem:{slug}"),
+            "title": status.canonical_reason().unwrap_or("Error"),
+            "status": status.as_u16(),
+            "detail": self.detail(),
+        });
+        if let ApiError::Unprocessable { rule, .. } = &self {
+            body["rule"] = json!(rule);
+        }
+        let mut response = (status, Json(body)).into_response();
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        if let ApiError::Unavailable { retry_after_s, .. } = self {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after_s));
+        }
+        response
+    }
+}
+
+impl From<LevelError> for ApiError {
+    fn from(e: LevelError) -> Self {
+        match e {
+            LevelError::Overloaded => ApiError::Unavailable {
+                detail: e.to_string(),
+                retry_after_s: 1,
+            },
+            LevelError::OverBudget(_) => ApiError::Unavailable {
+                detail: e.to_string(),
+                retry_after_s: 5,
+            },
+            LevelError::Failed(_) => ApiError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<GameError> for ApiError {
+    fn from(e: GameError) -> Self {
+        match e {
+            GameError::Malformed(detail) => ApiError::BadRequest(detail),
+            GameError::Rule(rule) => ApiError::Unprocessable {
+                detail: rule.message,
+                rule: rule.rule,
+            },
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        ApiError::Unavailable {
+            detail: e.to_string(),
+            retry_after_s: 2,
+        }
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(e: QueryRejection) -> Self {
+        ApiError::BadRequest(format!("bad query string: {}", e.body_text()))
+    }
+}
+
+impl From<BytesRejection> for ApiError {
+    fn from(e: BytesRejection) -> Self {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::PayloadTooLarge(format!(
+                "the body is larger than the limit: {}",
+                e.body_text()
+            ))
+        } else {
+            ApiError::BadRequest(e.body_text())
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The subcommands other than `serve`.
+
+use std::io::Read;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use levelforge_games::{Difficulty, Game, GameError, Limits, Stop, registry};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::config::{GenerateArgs, HealthcheckArgs, PregenArgs, VerifyArgs, parse_seed_range};
+use crate::levels::LevelService;
+use crate::store::{self, LevelKey};
+
+fn find_game(name: &str) -> anyhow::Result<&'static dyn Game> {
+    registry::find(name).with_context(|| {
+        format!(
+            "unknown game `{name}`: the games are {}",
+            registry::names().join(", ")
+        )
+    })
+}
+
+fn parse_difficulty(text: &str) -> anyhow::Result<Difficulty> {
+    text.parse().map_err(anyhow::Error::msg)
+}
+
+/// `levelforge generate`: prints the level JSON (no database involved).
+pub fn generate(args: &GenerateArgs) -> anyhow::Result<()> {
+    let game = find_game(&args.game)?;
+    let difficulty = parse_difficulty(&args.difficulty)?;
+    let generated = game.generate(difficulty, args.seed, &Stop::never())?;
+    println!("{}", generated.json);
+    Ok(())
+}
+
+/// `levelforge verify FILE`: prints the solver's report, or the rule the level breaks
+/// (exit status 1).
+pub fn verify(args: &VerifyArgs) -> anyhow::Result<()> {
+    let mut text = String::new();
+    if args.file.as_os_str() == "-" {
+        std::io::stdin().read_to_string(&mut text)?;
+    } else {
+        text = std::fs::read_to_string(&args.file)
+            .with_context(|| format!("reading {}", args.file.display()))?;
+    }
+    let level: Value = serde_json::from_str(&text).context("the file is not JSON")?;
+    let name = args
+        .game
+        .as_deref()
+        .or_else(|| level.get("game").and_then(Value::as_str))
+        .unwrap_or("fruit");
+    let game = find_game(name)?;
+    let stop = Stop::never();
+    match game.verify(
+        &level,
+        &Limits {
+            max_states: args.max_states,
+            stop: &stop,
+        },
+    ) {
+        Ok(report) => {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+            Ok(())
+        }
+        Err(GameError::Rule(rule)) => bail!("invalid level: {} (rule {})", rule.message, rule.rule),
+        Err(GameError::Malformed(message)) => bail!("malformed level: {message}"),
+    }
+}
+
+/// `levelforge pregen`: generates and stores a seed range, several at a time.
+pub async fn pregen(args: &PregenArgs) -> anyhow::Result<()> {
+    let game = find_game(&args.game)?;
+    let difficulty = parse_difficulty(&args.difficulty)?;
+    let seeds = parse_seed_range(&args.seeds).map_err(anyhow::Error::msg)?;
+    let store = store::connect_with_retry(
+        &args.database.database_url,
+        args.database.database_max_connections,
+    )
+    .await?;
+    let mut bounds = args.generation.bounds();
+    // A batch job waits for slots instead of shedding load.
+    bounds.queue_wait = Duration::from_secs(3600);
+    let concurrency = bounds.concurrency;
+    let service = LevelService::new(Arc::new(store), bounds, 0);
+    let total = seeds.end() - seeds.start() + 1;
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} levels, {per_sec}, eta {eta}")
+            .expect("template"),
+    );
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut failures = 0u64;
+    for seed in seeds {
+        if tasks.len() >= concurrency * 2 {
+            failures += u64::from(
+                tasks
+                    .join_next()
+                    .await
+                    .is_some_and(|r| !matches!(r, Ok(Ok(_)))),
+            );
+            bar.inc(1);
+        }
+        let service = service.clone();
+        let key = LevelKey {
+            game: game.name(),
+            difficulty,
+            seed,
+        };
+        tasks.spawn(async move { service.get(game, key).await });
+    }
+    while let Some(result) = tasks.join_next().await {
+        failures += u64::from(!matches!(result, Ok(Ok(_))));
+        bar.inc(1);
+    }
+    bar.finish();
+    if failures > 0 {
+        bail!("{failures} of {total} levels failed");
+    }
+    Ok(())
+}
+
+/// `levelforge healthcheck`: a plain HTTP/1.1 GET of /healthz on the local port.
+pub async fn healthcheck(args: &HealthcheckArgs) -> anyhow::Result<()> {
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], args.bind.port()));
+    let probe = async {
+        let mut stream = tokio::net::TcpStream::connect(address).await?;
+        stream
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            .await?;
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).await?;
+        anyhow::Ok(answer)
+    };
+    let answer = tokio::time::timeout(Duration::from_secs(3), probe)
+        .await
+        .context("timed out")??;
+    if answer.starts_with(b"HTTP/1.1 200") {
+        Ok(())
+    } else {
+        bail!(
+            "unhealthy: {}",
+            String::from_utf8_lossy(&answer[..answer.len().min(64)])
+        )
+    }
+}

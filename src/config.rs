@@ -1,0 +1,188 @@
+//! Command line and environment. Every setting has a flag and an environment variable.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::levels::Bounds;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "levelforge",
+    version,
+    about = "A level service for puzzle games"
+)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// With no subcommand, levelforge serves.
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the HTTP API (the default).
+    Serve(ServeArgs),
+    /// Generate one level and print its JSON.
+    Generate(GenerateArgs),
+    /// Verify a level file (rules.md format) and print the solver's report.
+    Verify(VerifyArgs),
+    /// Generate and store a range of seeds.
+    Pregen(PregenArgs),
+    /// Exit 0 when the server on BIND answers /healthz (for container health checks).
+    Healthcheck(HealthcheckArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseArgs {
+    /// `postgres://...`, or `sqlite://FILE`; unset: `sqlite://levelforge.db` in the working directory.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://levelforge.db")]
+    pub database_url: String,
+    /// Connections in the database pool.
+    #[arg(long, env = "DATABASE_MAX_CONNECTIONS", default_value_t = 16)]
+    pub database_max_connections: u32,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct GenerationArgs {
+    /// Generations (and verifications) running at once; 0 = the number of CPUs.
+    #[arg(long, env = "GEN_CONCURRENCY", default_value_t = 0)]
+    pub gen_concurrency: usize,
+    /// How long a request waits for a free generation slot before 503.
+    #[arg(long, env = "GEN_QUEUE_WAIT_MS", default_value_t = 2000)]
+    pub gen_queue_wait_ms: u64,
+    /// Wall-clock budget of one generation or verification before 503.
+    #[arg(long, env = "GEN_BUDGET_MS", default_value_t = 10_000)]
+    pub gen_budget_ms: u64,
+}
+
+impl GenerationArgs {
+    pub fn bounds(&self) -> Bounds {
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Bounds {
+            concurrency: if self.gen_concurrency == 0 {
+                cpus
+            } else {
+                self.gen_concurrency
+            },
+            queue_wait: Duration::from_millis(self.gen_queue_wait_ms),
+            budget: Duration::from_millis(self.gen_budget_ms),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "BIND", default_value = "0.0.0.0:8080")]
+    pub bind: SocketAddr,
+    /// Game served when a request names none.
+    #[arg(long, env = "DEFAULT_GAME", default_value = "fruit")]
+    pub default_game: String,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    #[command(flatten)]
+    pub generation: GenerationArgs,
+    /// Levels kept in memory in front of the database.
+    #[arg(long, env = "CACHE_CAPACITY", default_value_t = 20_000)]
+    pub cache_capacity: u64,
+    /// States one POST /verify may expand before it gives up.
+    #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 5_000_000)]
+    pub verify_max_states: u64,
+    #[command(flatten)]
+    pub log: LogArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LogArgs {
+    /// `text` or `json`; the filter comes from RUST_LOG (default `info`).
+    #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    #[arg(long, env = "DEFAULT_GAME", default_value = "fruit")]
+    pub game: String,
+    #[arg(long)]
+    pub difficulty: String,
+    #[arg(long)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// A level JSON file; `-` reads standard input.
+    pub file: PathBuf,
+    /// The game; default: the file's `game` field, else DEFAULT_GAME.
+    #[arg(long)]
+    pub game: Option<String>,
+    #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 5_000_000)]
+    pub max_states: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct PregenArgs {
+    #[arg(long, env = "DEFAULT_GAME", default_value = "fruit")]
+    pub game: String,
+    #[arg(long)]
+    pub difficulty: String,
+    /// An inclusive range `FROM..TO`, or one seed.
+    #[arg(long)]
+    pub seeds: String,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    #[command(flatten)]
+    pub generation: GenerationArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct HealthcheckArgs {
+    /// The server's listen address; its port is probed on 127.0.0.1.
+    #[arg(long, env = "BIND", default_value = "0.0.0.0:8080")]
+    pub bind: SocketAddr,
+}
+
+/// Parses `FROM..TO` (inclusive) or a single seed.
+pub fn parse_seed_range(text: &str) -> Result<std::ops::RangeInclusive<u64>, String> {
+    let bad = || format!("`{text}` is not a seed range like 1..1000");
+    match text.split_once("..") {
+        Some((from, to)) => {
+            let from: u64 = from.trim().parse().map_err(|_| bad())?;
+            let to: u64 = to
+                .trim_start_matches('=')
+                .trim()
+                .parse()
+                .map_err(|_| bad())?;
+            if from > to {
+                return Err(bad());
+            }
+            Ok(from..=to)
+        }
+        None => text.trim().parse().map(|s| s..=s).map_err(|_| bad()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_ranges_parse() {
+        assert_eq!(parse_seed_range("1..1000").unwrap(), 1..=1000);
+        assert_eq!(parse_seed_range("5..=7").unwrap(), 5..=7);
+        assert_eq!(parse_seed_range("9").unwrap(), 9..=9);
+        assert!(parse_seed_range("7..5").is_err());
+        assert!(parse_seed_range("a..b").is_err());
+    }
+}

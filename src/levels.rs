@@ -1,0 +1,196 @@
+//! The level pipeline between HTTP and the games: memory cache → store → bounded
+//! generation. Knows nothing of any one game's rules.
+
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use levelforge_games::{Game, GenerateError, Stop};
+use moka::future::Cache;
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use crate::store::{LevelKey, NewLevel, Store};
+
+/// A level as served: its stored bytes and a strong validator.
+pub struct ServedLevel {
+    pub json: Bytes,
+    pub etag: String,
+    /// False when the database could not take it; such a level is not kept in memory.
+    pub stored: bool,
+    document: OnceLock<Value>,
+}
+
+impl ServedLevel {
+    fn new(json: String, stored: bool) -> ServedLevel {
+        ServedLevel {
+            etag: strong_etag(json.as_bytes()),
+            json: Bytes::from(json),
+            stored,
+            document: OnceLock::new(),
+        }
+    }
+
+    /// The parsed level, for replays and previews.
+    pub fn document(&self) -> &Value {
+        self.document
+            .get_or_init(|| serde_json::from_slice(&self.json).expect("stored levels are JSON"))
+    }
+}
+
+/// A strong ETag: 64-bit FNV-1a of the exact bytes (stable across builds and replicas).
+pub fn strong_etag(bytes: &[u8]) -> String {
+    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("\"{hash:016x}\"")
+}
+
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum LevelError {
+    #[error("every generation slot is busy; try again shortly")]
+    Overloaded,
+    #[error("generation ran past its time budget of {0:?}")]
+    OverBudget(Duration),
+    #[error("generation failed: {0}")]
+    Failed(String),
+}
+
+/// How CPU-heavy work (generation, verification) is bounded.
+#[derive(Clone, Debug)]
+pub struct Bounds {
+    /// Jobs running at once.
+    pub concurrency: usize,
+    /// How long a job may wait for a slot before the request gets 503.
+    pub queue_wait: Duration,
+    /// Wall-clock budget of one job.
+    pub budget: Duration,
+}
+
+#[derive(Clone)]
+pub struct LevelService {
+    store: Arc<dyn Store>,
+    cache: Cache<LevelKey, Arc<ServedLevel>>,
+    slots: Arc<Semaphore>,
+    bounds: Bounds,
+}
+
+impl LevelService {
+    pub fn new(store: Arc<dyn Store>, bounds: Bounds, cache_capacity: u64) -> LevelService {
+        LevelService {
+            store,
+            cache: Cache::builder().max_capacity(cache_capacity).build(),
+            slots: Arc::new(Semaphore::new(bounds.concurrency)),
+            bounds,
+        }
+    }
+
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// The level of a key: from memory, else from the store, else generated (once, however
+    /// many requests ask at the same time) and stored.
+    pub async fn get(
+        &self,
+        game: &'static dyn Game,
+        key: LevelKey,
+    ) -> Result<Arc<ServedLevel>, LevelError> {
+        let level = self
+            .cache
+            .try_get_with(key, self.load(game, key))
+            .await
+            .map_err(|e: Arc<LevelError>| (*e).clone())?;
+        if !level.stored {
+            // Serve it, but ask the database again next time.
+            self.cache.invalidate(&key).await;
+        }
+        Ok(level)
+    }
+
+    async fn load(
+        &self,
+        game: &'static dyn Game,
+        key: LevelKey,
+    ) -> Result<Arc<ServedLevel>, LevelError> {
+        match self.store.level(&key).await {
+            Ok(Some(json)) => return Ok(Arc::new(ServedLevel::new(json, true))),
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "store read failed; generating without it"),
+        }
+        let this = self.clone();
+        // Detached: a client that hangs up does not throw the work away.
+        let task = tokio::spawn(async move { this.generate_and_store(game, key).await });
+        task.await
+            .map_err(|e| LevelError::Failed(format!("generation task: {e}")))?
+    }
+
+    async fn generate_and_store(
+        &self,
+        game: &'static dyn Game,
+        key: LevelKey,
+    ) -> Result<Arc<ServedLevel>, LevelError> {
+        let started = Instant::now();
+        let generated = self
+            .run_bounded(move |stop| game.generate(key.difficulty, key.seed, stop))
+            .await?
+            .map_err(|e| match e {
+                GenerateError::Stopped { .. } => LevelError::OverBudget(self.bounds.budget),
+                other => {
+                    tracing::error!(error = %other, game = key.game, difficulty = %key.difficulty, seed = key.seed, "no level for key");
+                    LevelError::Failed(other.to_string())
+                }
+            })?;
+        tracing::info!(
+            game = key.game, difficulty = %key.difficulty, seed = key.seed,
+            attempts = generated.summary.attempts, par = generated.summary.par,
+            ms = started.elapsed().as_millis() as u64, "generated level"
+        );
+        let new = NewLevel {
+            version: game.version(),
+            json: &generated.json,
+            summary: &generated.summary,
+        };
+        match self.store.insert_level(&key, &new).await {
+            Ok(stored) => Ok(Arc::new(ServedLevel::new(stored, true))),
+            Err(error) => {
+                tracing::warn!(%error, "store write failed; serving the level unstored");
+                Ok(Arc::new(ServedLevel::new(generated.json, false)))
+            }
+        }
+    }
+
+    /// Runs CPU-heavy work off the async runtime, at most `concurrency` at once, with the
+    /// wall-clock budget as the job's stop request.
+    pub async fn run_bounded<T: Send + 'static>(
+        &self,
+        job: impl FnOnce(&Stop) -> T + Send + 'static,
+    ) -> Result<T, LevelError> {
+        let permit =
+            tokio::time::timeout(self.bounds.queue_wait, self.slots.clone().acquire_owned())
+                .await
+                .map_err(|_| LevelError::Overloaded)?
+                .expect("the semaphore is never closed");
+        let stop = Stop::at(Instant::now() + self.bounds.budget);
+        let handle = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            job(&stop)
+        });
+        handle
+            .await
+            .map_err(|e| LevelError::Failed(format!("worker: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn etag_is_strong_and_depends_on_every_byte() {
+        let a = strong_etag(b"{\"par\":3}");
+        assert!(a.starts_with('"') && a.ends_with('"') && !a.starts_with("W/"));
+        assert_ne!(a, strong_etag(b"{\"par\":4}"));
+        assert_eq!(a, strong_etag(b"{\"par\":3}"));
+    }
+}

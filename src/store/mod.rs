@@ -1,0 +1,107 @@
+//! Persistence of accepted levels and player plays.
+//!
+//! [`Store`] is what the service needs from a database. [`SqlStore`] implements it once
+//! for PostgreSQL (production) and SQLite (the zero-setup default) through sqlx's `Any`
+//! driver: the SQL is shared, and each backend has its own migrations folder.
+
+mod sql;
+
+use async_trait::async_trait;
+use levelforge_games::{Difficulty, Summary};
+
+pub use sql::SqlStore;
+
+/// The key of a level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LevelKey {
+    pub game: &'static str,
+    pub difficulty: Difficulty,
+    pub seed: u64,
+}
+
+/// A level ready to be written: its exact JSON bytes and the figures kept as columns.
+pub struct NewLevel<'a> {
+    pub version: u32,
+    pub json: &'a str,
+    pub summary: &'a Summary,
+}
+
+/// A player's result, already replayed by the server.
+pub struct NewPlay<'a> {
+    pub key: LevelKey,
+    pub solved_claimed: bool,
+    pub status: &'a str,
+    pub moves: &'a str,
+    pub moves_used: u32,
+    pub time_ms: Option<u64>,
+    pub client: Option<&'a str>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database unavailable: {0}")]
+    Unavailable(#[from] sqlx::Error),
+    #[error("database migration failed: {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+}
+
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// The stored JSON of a level, if the key was ever served.
+    async fn level(&self, key: &LevelKey) -> Result<Option<String>, StoreError>;
+    /// Inserts the level unless the key is stored already, then returns what is stored:
+    /// the first writer wins, so every replica serves the same bytes.
+    async fn insert_level(
+        &self,
+        key: &LevelKey,
+        level: &NewLevel<'_>,
+    ) -> Result<String, StoreError>;
+    /// Stores a play and returns its id.
+    async fn insert_play(&self, play: &NewPlay<'_>) -> Result<i64, StoreError>;
+    /// Whether the database answers.
+    async fn ping(&self) -> Result<(), StoreError>;
+}
+
+/// Seeds are u64; the databases have i64. Flipping the top bit maps one onto the other
+/// and keeps the order, so range scans and keyset pagination work on the column.
+pub fn seed_to_column(seed: u64) -> i64 {
+    (seed ^ (1 << 63)) as i64
+}
+
+pub fn seed_from_column(column: i64) -> u64 {
+    (column as u64) ^ (1 << 63)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_encoding_round_trips_and_keeps_order() {
+        let seeds = [0, 1, 42, (1 << 63) - 1, 1 << 63, u64::MAX];
+        for &s in &seeds {
+            assert_eq!(seed_from_column(seed_to_column(s)), s);
+        }
+        for pair in seeds.windows(2) {
+            assert!(seed_to_column(pair[0]) < seed_to_column(pair[1]));
+        }
+    }
+}
+
+/// Connects, retrying for a while: in a container the database may still be starting.
+pub async fn connect_with_retry(url: &str, max_connections: u32) -> Result<SqlStore, StoreError> {
+    let mut delay = std::time::Duration::from_millis(250);
+    let mut tries = 0;
+    loop {
+        match SqlStore::connect(url, max_connections).await {
+            Ok(store) => return Ok(store),
+            Err(StoreError::Unavailable(error)) if tries < 20 => {
+                tries += 1;
+                tracing::warn!(%error, tries, "database not reachable yet; retrying");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(std::time::Duration::from_secs(5));
+            }
+            Err(error) => return Err(error),
+        }
+    }
+}
