@@ -78,9 +78,12 @@ pub fn tier(difficulty: Difficulty) -> Tier<HopperParams> {
         params: HopperParams::from_difficulty(permille, w, h, (par_min, par_max)),
         par_min,
         par_max: Some(par_max),
-        requires: vec!["a perfect sequence exists (the solver's par is its shortest length)"],
+        requires: vec![
+            "a perfect sequence exists: the solver's par is the length of the shortest",
+            "the generator's planned sequence fits the par window before solving: par can only be shorter, and a par far shorter falls below the window",
+        ],
         max_attempts: 400,
-        max_states: 400_000,
+        max_states: 200_000,
     }
 }
 

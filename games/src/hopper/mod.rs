@@ -45,7 +45,8 @@ pub struct HopperMetrics {
 pub struct HopperReplay {
     pub stars_collected: u32,
     pub stars_total: u32,
-    /// The cell the hopper stands on (where it was before a failing hop).
+    /// Where the hopper is: on the goal once it landed there, on its last cell after
+    /// a hop that fell.
     pub at: [usize; 2],
 }
 
@@ -112,7 +113,7 @@ impl Puzzle for Hopper {
         let mut used = 0;
         for &d in &moves {
             used += 1;
-            if hopper.hop(d).is_some() {
+            if hopper.hop(d) {
                 break;
             }
         }
@@ -164,13 +165,13 @@ impl<'a> Hopping<'a> {
         }
     }
 
-    /// One hop; returns the ending when this hop ended the sequence.
-    fn hop(&mut self, d: Dir) -> Option<&(Status, Option<String>)> {
+    /// One hop; says whether it ended the sequence.
+    fn hop(&mut self, d: Dir) -> bool {
         match self.board.step(self.state, d) {
             Step::To(next) => {
                 self.state = next;
                 (self.at, self.stars, _) = unpack(next);
-                return None;
+                return false;
             }
             Step::Won => {
                 self.at = self.board.goal;
@@ -192,7 +193,7 @@ impl<'a> Hopping<'a> {
                 self.ended = Some((Status::Lost, Some(why)));
             }
         }
-        self.ended.as_ref()
+        true
     }
 }
 

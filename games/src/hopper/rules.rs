@@ -360,3 +360,214 @@ fn check_stars(level: &HopperLevel) -> Result<(), RuleError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Dir::*;
+
+    fn level(rows: &[&str], stars: &[[usize; 2]]) -> HopperLevel {
+        HopperLevel {
+            width: rows[0].chars().count(),
+            height: rows.len(),
+            grid: rows.iter().map(|r| r.to_string()).collect(),
+            stars: stars.to_vec(),
+        }
+    }
+
+    fn board(rows: &[&str], stars: &[[usize; 2]]) -> Board {
+        let lv = level(rows, stars);
+        validate(&lv).unwrap();
+        Board::compile(&lv)
+    }
+
+    /// Hops from the start; the state after each hop that landed on grass or dirt, and
+    /// the last step (which may end the sequence).
+    fn hop_all(b: &Board, moves: &[Dir]) -> (u128, Step) {
+        let mut state = b.start_state();
+        let mut last = Step::To(state);
+        for &d in moves {
+            last = b.step(state, d);
+            match last {
+                Step::To(next) => state = next,
+                _ => break,
+            }
+        }
+        (state, last)
+    }
+
+    fn at(b: &Board, state: u128) -> (usize, usize) {
+        b.xy(unpack(state).0)
+    }
+
+    #[test]
+    fn a_hop_moves_one_cell_and_grass_takes_any_number_of_visits() {
+        let b = board(&["G..", "~~.", "S.."], &[]);
+        let (s, last) = hop_all(&b, &[R, L, R, R, U]);
+        assert_eq!(last, Step::To(s));
+        assert_eq!(at(&b, s), (2, 1));
+        // Nothing turned to water on grass.
+        assert_eq!(unpack(s).2, 0);
+    }
+
+    #[test]
+    fn dirt_holds_while_stood_on_and_turns_to_water_when_left() {
+        let b = board(&["G~~", "S:."], &[]);
+        // Onto the dirt at (1,1): it still holds.
+        let (s, _) = hop_all(&b, &[R]);
+        assert_eq!((at(&b, s), unpack(s).2), ((1, 1), 0));
+        // Off it to (2,1): cell 4 (= 1 * 3 + 1) has turned to water.
+        let (s, _) = hop_all(&b, &[R, R]);
+        assert_eq!((at(&b, s), unpack(s).2), ((2, 1), 1 << 4));
+        // Back onto it: water, the sequence fails.
+        assert_eq!(hop_all(&b, &[R, R, L]).1, Step::Fell);
+        assert_eq!(b.why_fell(s, L), Fall::Water { slid: false });
+    }
+
+    #[test]
+    fn leaving_dirt_for_an_arrow_that_slides_back_onto_it_fails() {
+        // Up onto the dirt at (0,0), then right onto `<`, which slides straight back
+        // onto (0,0): already water.
+        let b = board(&[":<", "SG"], &[]);
+        let (s, _) = hop_all(&b, &[U]);
+        assert_eq!(at(&b, s), (0, 0));
+        assert_eq!(b.step(s, R), Step::Fell);
+        assert_eq!(b.why_fell(s, R), Fall::Water { slid: true });
+    }
+
+    #[test]
+    fn arrows_chain_within_one_hop_and_turn_the_hopper() {
+        // R lands on `>` at (1,0), slides to `>` at (2,0), then to `v` at (3,0), which
+        // turns it down onto the grass at (3,1): one hop.
+        let b = board(&["S>>v", "G~~."], &[]);
+        assert_eq!(b.trace(0, R).cells, vec![1, 2, 3, 7]);
+        let (s, last) = hop_all(&b, &[R]);
+        assert_eq!(last, Step::To(s));
+        assert_eq!(at(&b, s), (3, 1));
+    }
+
+    #[test]
+    fn an_arrow_is_never_consumed() {
+        // Over `>` at (1,0) to (2,0), back onto (1,0) which slides on to (2,0) again.
+        let b = board(&["S>.", "G~~"], &[]);
+        let (s, _) = hop_all(&b, &[R, L]);
+        assert_eq!(at(&b, s), (2, 0));
+    }
+
+    #[test]
+    fn falling_off_the_grid_or_into_water_fails() {
+        let b = board(&["S~.", ".>G"], &[]);
+        // Off the top or the left edge.
+        assert_eq!(b.step(b.start_state(), U), Step::Fell);
+        assert_eq!(
+            b.why_fell(b.start_state(), L),
+            Fall::OffGrid { slid: false }
+        );
+        // Into the water at (1,0).
+        assert_eq!(b.why_fell(b.start_state(), R), Fall::Water { slid: false });
+        // From (0,1), R onto `>` at (1,1) slides onto the goal: fine.
+        assert_eq!(hop_all(&b, &[D, R]).1, Step::Won);
+        // `>` on the right edge slides off it; `>` before water slides into it.
+        let edge = board(&["S>", "G~"], &[]);
+        assert_eq!(
+            edge.why_fell(edge.start_state(), R),
+            Fall::OffGrid { slid: true }
+        );
+        let pond = board(&["S>~", "G~~"], &[]);
+        assert_eq!(
+            pond.why_fell(pond.start_state(), R),
+            Fall::Water { slid: true }
+        );
+    }
+
+    #[test]
+    fn a_loop_of_arrows_fails() {
+        // `>` at (1,0) and `<` at (2,0) throw the hopper to and fro for ever.
+        let b = board(&["S><", "G~~"], &[]);
+        assert_eq!(b.trace(0, R).end, Err(Fall::Loop));
+        assert_eq!(b.step(b.start_state(), R), Step::Fell);
+        assert_eq!(b.why_fell(b.start_state(), R), Fall::Loop);
+    }
+
+    #[test]
+    fn a_slide_back_onto_grass_changes_nothing() {
+        // R onto `<` slides straight back onto the start: the same state.
+        let b = board(&["S<", "G~"], &[]);
+        assert_eq!(b.step(b.start_state(), R), Step::To(b.start_state()));
+    }
+
+    #[test]
+    fn stars_are_collected_by_a_hop_or_by_a_slide() {
+        // Stars at (2,0) (reached by sliding over `>`) and (2,1) (hopped onto).
+        let b = board(&["S>.", "G~."], &[[2, 0], [2, 1]]);
+        let (s, _) = hop_all(&b, &[R]);
+        assert_eq!((at(&b, s), unpack(s).1), ((2, 0), 0b01));
+        let (s, _) = hop_all(&b, &[R, D]);
+        assert_eq!(unpack(s).1, 0b11);
+    }
+
+    #[test]
+    fn the_goal_ends_the_sequence_perfect_or_not() {
+        let b = board(&["SG.", "..."], &[[2, 1]]);
+        // Straight onto the goal without the star.
+        assert_eq!(b.step(b.start_state(), R), Step::GoalEarly(0));
+        // Round by the star, then onto the goal: D R R (star) U (2,0) L (goal).
+        assert_eq!(hop_all(&b, &[D, R, R, U, L]).1, Step::Won);
+        // A goal reached by a slide counts the same.
+        let slide = board(&["S>G"], &[]);
+        assert_eq!(slide.step(slide.start_state(), R), Step::Won);
+    }
+
+    #[test]
+    fn a_level_without_stars_is_won_on_reaching_the_goal() {
+        let b = board(&["S.G"], &[]);
+        assert_eq!(hop_all(&b, &[R, R]).1, Step::Won);
+    }
+
+    fn rule_of(rows: &[&str], stars: &[[usize; 2]]) -> &'static str {
+        let mut lv = level(rows, stars);
+        lv.width = rows.iter().map(|r| r.chars().count()).max().unwrap();
+        validate(&lv).unwrap_err().rule
+    }
+
+    #[test]
+    fn validation_names_the_rule_broken() {
+        assert_eq!(rule_of(&["S.G", "..#"], &[]), "grid.cell");
+        assert_eq!(rule_of(&["S.G", ".."], &[]), "grid.width");
+        assert_eq!(rule_of(&["S.G.........."], &[]), "grid.size");
+        let big: Vec<String> = (0..9)
+            .map(|y| match y {
+                0 => "S...........".to_string(),
+                8 => "G...........".to_string(),
+                _ => "............".to_string(),
+            })
+            .collect();
+        let big: Vec<&str> = big.iter().map(String::as_str).collect();
+        assert_eq!(rule_of(&big, &[]), "hopper.size");
+        assert_eq!(rule_of(&["..G"], &[]), "hopper.start");
+        assert_eq!(rule_of(&["S.S", "G.."], &[]), "hopper.start");
+        assert_eq!(rule_of(&["S.."], &[]), "hopper.goal");
+        assert_eq!(rule_of(&["SGG"], &[]), "hopper.goal");
+    }
+
+    #[test]
+    fn stars_lie_on_grass_or_dirt_once_each() {
+        let rows = ["S.:G", "~>.."];
+        assert!(validate(&level(&rows, &[[1, 0], [2, 0], [3, 1]])).is_ok());
+        for bad in [[4, 0], [0, 2], [0, 0], [3, 0], [0, 1], [1, 1]] {
+            assert_eq!(rule_of(&rows, &[bad]), "hopper.stars", "star at {bad:?}");
+        }
+        assert_eq!(rule_of(&rows, &[[1, 0], [1, 0]]), "hopper.stars");
+        let many: Vec<[usize; 2]> = (0..17).map(|x| [x % 12, 1 + x / 12]).collect();
+        let wide = ["S..........G", "............", "............"];
+        assert_eq!(rule_of(&wide, &many), "hopper.stars");
+        assert!(validate(&level(&wide, &many[..16])).is_ok());
+    }
+
+    #[test]
+    fn grid_height_must_match() {
+        let mut lv = level(&["S.G"], &[]);
+        lv.height = 2;
+        assert_eq!(validate(&lv).unwrap_err().rule, "grid.height");
+    }
+}

@@ -89,12 +89,13 @@ impl Arena {
 /// Solves a compiled board completely (within the limits).
 ///
 /// Each pass is a breadth-first search that drops every state whose depth plus
-/// [`Board::lower_bound`] exceeds the pass's bound. A state on a shortest perfect
+/// [`Bounds::lower_bound`] exceeds the pass's bound. A state on a shortest perfect
 /// sequence never exceeds `par`, and neither does any state on a shortest path to it, so
 /// once the bound reaches `par` the pass finds every shortest perfect sequence at its
 /// true depth and counts them exactly. A pass that finds none raises the bound to the
 /// smallest figure it dropped (never past `par`); one that dropped nothing proves there
-/// is no perfect sequence. `expanded` counts the states of every pass.
+/// is no perfect sequence (states with no bound at all can never win and are just
+/// dropped). `expanded` counts the states of every pass.
 pub fn solve(board: &Board, limits: &Limits, cap: u64) -> Result<Solved, Exhausted> {
     let bounds = Bounds::new(board);
     let start = board.start_state();
@@ -140,50 +141,81 @@ struct Search<'a> {
     cap: u64,
 }
 
+/// What expanding one layer found.
+#[derive(Default)]
+struct Layer {
+    /// The first winning hop (from which state, which direction).
+    first_win: Option<(usize, Dir)>,
+    /// Shortest paths that win with a hop from this layer.
+    wins: u64,
+    /// The smallest depth-plus-bound of the states dropped.
+    dropped: Option<u32>,
+}
+
 impl Search<'_> {
     fn run(&self, start: u128, limits: &Limits, expanded: &mut u64) -> Result<Pass, Exhausted> {
-        let (board, bound, cap) = (self.board, self.bound, self.cap);
-        let mut arena = Arena::new(start, cap);
+        let mut arena = Arena::new(start, self.cap);
         let mut layer = 0..1;
         let mut depth = 0u32;
         let mut dropped: Option<u32> = None;
         while !layer.is_empty() {
             let next_start = arena.len();
-            let mut count = 0u64;
-            let mut first_win: Option<(usize, Dir)> = None;
-            for i in layer.clone() {
-                *expanded += 1;
-                limits.tick(*expanded)?;
-                let state = arena.states[i];
-                for d in Dir::ALL {
-                    match board.step(state, d) {
-                        Step::To(to) => {
-                            if arena.count_again(to, i, next_start) || first_win.is_some() {
-                                continue;
-                            }
-                            match self.bounds.lower_bound(to).map(|lb| depth + 1 + lb) {
-                                Some(f) if f <= bound => arena.add(to, i, d),
-                                Some(f) => dropped = Some(dropped.map_or(f, |m| m.min(f))),
-                                None => {}
-                            }
-                        }
-                        Step::Won => {
-                            count = (count + arena.paths[i]).min(cap);
-                            first_win.get_or_insert((i, d));
-                        }
-                        Step::GoalEarly(_) | Step::Fell => {}
-                    }
-                }
-            }
-            if let Some((i, d)) = first_win {
+            let found = self.expand(&mut arena, layer, depth, limits, expanded)?;
+            if let Some((i, d)) = found.first_win {
                 let mut solution = arena.path_to(i);
                 solution.push(d);
-                return Ok(Pass::Found(solution, count));
+                return Ok(Pass::Found(solution, found.wins));
             }
+            dropped = min_of(dropped, found.dropped);
             depth += 1;
             layer = next_start..arena.len();
         }
         Ok(Pass::Raise(dropped))
+    }
+
+    /// Expands the states of `layer` (all at `depth`), adding the next layer to the arena.
+    /// Once a win is seen the next layer is no longer needed, only the wins counted.
+    fn expand(
+        &self,
+        arena: &mut Arena,
+        layer: std::ops::Range<usize>,
+        depth: u32,
+        limits: &Limits,
+        expanded: &mut u64,
+    ) -> Result<Layer, Exhausted> {
+        let next_start = arena.len();
+        let mut found = Layer::default();
+        for i in layer {
+            *expanded += 1;
+            limits.tick(*expanded)?;
+            let state = arena.states[i];
+            for d in Dir::ALL {
+                match self.board.step(state, d) {
+                    Step::To(to) => {
+                        if arena.count_again(to, i, next_start) || found.first_win.is_some() {
+                            continue;
+                        }
+                        match self.bounds.lower_bound(to).map(|lb| depth + 1 + lb) {
+                            Some(f) if f <= self.bound => arena.add(to, i, d),
+                            f => found.dropped = min_of(found.dropped, f),
+                        }
+                    }
+                    Step::Won => {
+                        found.wins = (found.wins + arena.paths[i]).min(self.cap);
+                        found.first_win.get_or_insert((i, d));
+                    }
+                    Step::GoalEarly(_) | Step::Fell => {}
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+fn min_of(a: Option<u32>, b: Option<u32>) -> Option<u32> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
