@@ -13,11 +13,16 @@ const GRASS: &str = "#8bc34a";
 const DIRT: &str = "#a1724e";
 const ARROW_TILE: &str = "#cfd8dc";
 const STONE: &str = "#9e9e9e";
+/// Width of one caption letter (16-unit monospace), rounded up.
+const CAPTION_ADVANCE: usize = 10;
 
 pub fn render(level: &HopperLevel, solution: Option<&str>) -> String {
     let board = Board::compile(level);
-    let extra_row = usize::from(solution.is_some());
-    let mut svg = Svg::new(level.width, level.height + extra_row, WATER);
+    let lines = solution
+        .map(|moves| wrap(moves, level.width))
+        .unwrap_or_default();
+    let extra_rows = lines.len().div_ceil(2);
+    let mut svg = Svg::new(level.width, level.height + extra_rows, WATER);
     for (cell, &tile) in board.tiles.iter().enumerate() {
         let (x, y) = board.xy(cell);
         match tile {
@@ -46,9 +51,34 @@ pub fn render(level: &HopperLevel, solution: Option<&str>) -> String {
         .label(sx, sy, "S", "#333");
     if let Some(moves) = solution {
         svg.raw(&trail(&board, moves));
-        svg.label(level.width / 2, level.height, moves, "#333");
+        svg.raw(&caption(&lines, level.width, level.height));
     }
     svg.finish()
+}
+
+/// The solution's letters in lines that fit the board's width.
+fn wrap(moves: &str, width: usize) -> Vec<String> {
+    let per_line = (width * CELL as usize / CAPTION_ADVANCE).max(1);
+    let letters: Vec<char> = moves.chars().collect();
+    letters
+        .chunks(per_line)
+        .map(|chunk| chunk.iter().collect())
+        .collect()
+}
+
+/// Caption lines, two per cell row, under the board.
+fn caption(lines: &[String], width: usize, height: usize) -> String {
+    let x = width as u32 * CELL / 2;
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let y = height as u32 * CELL + CELL / 4 + i as u32 * CELL / 2;
+        let text: String = line.chars().filter(|c| c.is_ascii_alphabetic()).collect();
+        let _ = write!(
+            out,
+            r##"<text x="{x}" y="{y}" font-family="monospace" font-size="16" font-weight="bold" text-anchor="middle" dominant-baseline="central" fill="#333">{text}</text>"##
+        );
+    }
+    out
 }
 
 /// The cells the hopper passes through, slides included, as a polyline.

@@ -430,6 +430,7 @@ fn bench_generation_per_tier() {
     for difficulty in Difficulty::ALL {
         let mut micros = Vec::new();
         let (mut attempts, mut stars, mut dirt, mut arrows, mut unique) = (0, 0, 0, 0, 0);
+        let mut heaviest: Option<(u64, HopperLevel)> = None;
         for seed in 0..n {
             let started = Instant::now();
             let accepted = generate_level::<Hopper>(difficulty, seed, &Stop::never()).unwrap();
@@ -438,7 +439,21 @@ fn bench_generation_per_tier() {
             let m = &accepted.analysis.extra;
             (stars, dirt, arrows) = (stars + m.stars, dirt + m.dirt, arrows + m.arrows);
             unique += u32::from(accepted.analysis.solution_count == 1);
+            if heaviest.as_ref().is_none_or(|(st, _)| accepted.analysis.states > *st) {
+                heaviest = Some((accepted.analysis.states, accepted.level.clone()));
+            }
         }
+        let (states, heavy) = heaviest.unwrap();
+        let started = Instant::now();
+        for _ in 0..20 {
+            analyze(&heavy);
+        }
+        let seconds = started.elapsed().as_secs_f64() / 20.0;
+        println!(
+            "{difficulty:<7} heaviest level: {states} states solved in {:.2} ms ({:.1} M states/s)",
+            seconds * 1000.0,
+            states as f64 / seconds / 1e6
+        );
         let mean = |total: u32| f64::from(total) / n as f64;
         println!(
             "{difficulty:<7} per level: {:.1} stars, {:.1} dirt, {:.1} arrows; {:.0}% with one shortest sequence",
