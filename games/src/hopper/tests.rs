@@ -439,7 +439,10 @@ fn bench_generation_per_tier() {
             let m = &accepted.analysis.extra;
             (stars, dirt, arrows) = (stars + m.stars, dirt + m.dirt, arrows + m.arrows);
             unique += u32::from(accepted.analysis.solution_count == 1);
-            if heaviest.as_ref().is_none_or(|(st, _)| accepted.analysis.states > *st) {
+            if heaviest
+                .as_ref()
+                .is_none_or(|(st, _)| accepted.analysis.states > *st)
+            {
                 heaviest = Some((accepted.analysis.states, accepted.level.clone()));
             }
         }
