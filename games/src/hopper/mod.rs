@@ -1,0 +1,211 @@
+//! `hopper` — hop a sequence that collects every star and ends on the goal stone.
+//! Rules: rules.md §5. Generator: the write-up's method #3 (a perfect path through random
+//! waypoints), proved and measured by a breadth-first solver.
+
+mod bounds;
+mod generator;
+mod preview;
+pub mod rules;
+mod solver;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::{
+    Analysis, Difficulty, Dir, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status,
+    Tier, moves_to_string, parse_moves,
+};
+use crate::rng::LevelRng;
+use rules::{Board, Step, Tile, unpack};
+
+pub use generator::HopperParams;
+
+/// A hopper level in the rules.md JSON shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HopperLevel {
+    pub width: usize,
+    pub height: usize,
+    pub grid: Vec<String>,
+    /// Star cells as `[x, y]`.
+    #[serde(default)]
+    pub stars: Vec<[usize; 2]>,
+}
+
+/// Hopper's own metrics.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HopperMetrics {
+    pub stars: u32,
+    pub dirt: u32,
+    pub arrows: u32,
+    /// Grass cells, the start included.
+    pub grass: u32,
+}
+
+/// What a replay collected and where it stopped.
+#[derive(Serialize)]
+pub struct HopperReplay {
+    pub stars_collected: u32,
+    pub stars_total: u32,
+    /// Where the hopper is: on the goal once it landed there, on its last cell after
+    /// a hop that fell.
+    pub at: [usize; 2],
+}
+
+pub struct Hopper;
+
+/// Shortest perfect sequences are counted up to this many.
+const SOLUTION_CAP: u64 = 1_000_000;
+
+impl Puzzle for Hopper {
+    const NAME: &'static str = "hopper";
+    const TITLE: &'static str = "Hopper";
+    const VERSION: u32 = 1;
+    const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+
+    type Level = HopperLevel;
+    type Params = HopperParams;
+    type Solution = String;
+    type Metrics = HopperMetrics;
+    type Moves = String;
+    type ReplayExtra = HopperReplay;
+
+    fn tier(difficulty: Difficulty) -> Tier<HopperParams> {
+        generator::tier(difficulty)
+    }
+
+    fn generate(
+        params: &HopperParams,
+        rng: &mut LevelRng,
+        _limits: &Limits,
+    ) -> Result<HopperLevel, Rejection> {
+        generator::generate(params, rng).map(|planned| planned.level)
+    }
+
+    fn validate(level: &HopperLevel) -> Result<(), RuleError> {
+        rules::validate(level)
+    }
+
+    fn analyze(
+        level: &HopperLevel,
+        limits: &Limits,
+    ) -> Result<Analysis<String, HopperMetrics>, Exhausted> {
+        let board = Board::compile(level);
+        let solved = solver::solve(&board, limits, SOLUTION_CAP)?;
+        Ok(Analysis {
+            par: solved.solution.as_ref().map(|s| s.len() as u32),
+            solution: solved.solution.map(|s| moves_to_string(&s)),
+            states: solved.expanded,
+            solution_count: solved.count,
+            extra: metrics(level, &board),
+        })
+    }
+
+    fn accept(
+        _tier: &Tier<HopperParams>,
+        _analysis: &Analysis<String, HopperMetrics>,
+    ) -> Result<(), &'static str> {
+        Ok(())
+    }
+
+    fn replay(level: &HopperLevel, moves: &String) -> Result<Replay<HopperReplay>, RuleError> {
+        let moves = parse_moves(moves)?;
+        let board = Board::compile(level);
+        let mut hopper = Hopping::new(&board);
+        let mut used = 0;
+        for &d in &moves {
+            used += 1;
+            if hopper.hop(d) {
+                break;
+            }
+        }
+        let (x, y) = board.xy(hopper.at);
+        let (status, reason) = hopper.ended.unwrap_or((Status::Unfinished, None));
+        Ok(Replay {
+            status,
+            moves_used: used,
+            moves_ignored: moves.len() as u32 - used,
+            reason,
+            extra: HopperReplay {
+                stars_collected: hopper.stars.count_ones(),
+                stars_total: level.stars.len() as u32,
+                at: [x, y],
+            },
+        })
+    }
+
+    fn medals(par: u32, replay: &Replay<HopperReplay>) -> Vec<&'static str> {
+        if replay.status == Status::Won && replay.moves_used <= par {
+            vec!["par"]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn preview_svg(level: &HopperLevel, solution: Option<&String>) -> String {
+        preview::render(level, solution.map(String::as_str))
+    }
+}
+
+/// A replay in progress: the state, and how the sequence ended once it has.
+struct Hopping<'a> {
+    board: &'a Board,
+    state: u128,
+    at: usize,
+    stars: u16,
+    ended: Option<(Status, Option<String>)>,
+}
+
+impl<'a> Hopping<'a> {
+    fn new(board: &'a Board) -> Self {
+        Hopping {
+            board,
+            state: board.start_state(),
+            at: board.start,
+            stars: 0,
+            ended: None,
+        }
+    }
+
+    /// One hop; says whether it ended the sequence.
+    fn hop(&mut self, d: Dir) -> bool {
+        match self.board.step(self.state, d) {
+            Step::To(next) => {
+                self.state = next;
+                (self.at, self.stars, _) = unpack(next);
+                return false;
+            }
+            Step::Won => {
+                self.at = self.board.goal;
+                self.stars = self.board.all_stars;
+                self.ended = Some((Status::Won, None));
+            }
+            Step::GoalEarly(collected) => {
+                self.at = self.board.goal;
+                self.stars = collected;
+                let why = format!(
+                    "landed on the goal with {} of {} stars: the sequence ended imperfect",
+                    collected.count_ones(),
+                    self.board.all_stars.count_ones()
+                );
+                self.ended = Some((Status::Lost, Some(why)));
+            }
+            Step::Fell => {
+                let why = self.board.why_fell(self.state, d).describe().to_string();
+                self.ended = Some((Status::Lost, Some(why)));
+            }
+        }
+        true
+    }
+}
+
+fn metrics(level: &HopperLevel, board: &Board) -> HopperMetrics {
+    let count = |f: fn(&Tile) -> bool| board.tiles.iter().filter(|t| f(t)).count() as u32;
+    HopperMetrics {
+        stars: level.stars.len() as u32,
+        dirt: count(|t| *t == Tile::Dirt),
+        arrows: count(|t| matches!(t, Tile::Arrow(_))),
+        grass: count(|t| *t == Tile::Grass),
+    }
+}
+
+#[cfg(test)]
+mod tests;
