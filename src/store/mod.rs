@@ -72,22 +72,6 @@ pub fn seed_from_column(column: i64) -> u64 {
     (column as u64) ^ (1 << 63)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seed_encoding_round_trips_and_keeps_order() {
-        let seeds = [0, 1, 42, (1 << 63) - 1, 1 << 63, u64::MAX];
-        for &s in &seeds {
-            assert_eq!(seed_from_column(seed_to_column(s)), s);
-        }
-        for pair in seeds.windows(2) {
-            assert!(seed_to_column(pair[0]) < seed_to_column(pair[1]));
-        }
-    }
-}
-
 /// Connects, retrying for a while: in a container the database may still be starting.
 pub async fn connect_with_retry(url: &str, max_connections: u32) -> Result<SqlStore, StoreError> {
     let mut delay = std::time::Duration::from_millis(250);
@@ -102,6 +86,22 @@ pub async fn connect_with_retry(url: &str, max_connections: u32) -> Result<SqlSt
                 delay = (delay * 2).min(std::time::Duration::from_secs(5));
             }
             Err(error) => return Err(error),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_encoding_round_trips_and_keeps_order() {
+        let seeds = [0, 1, 42, (1 << 63) - 1, 1 << 63, u64::MAX];
+        for &s in &seeds {
+            assert_eq!(seed_from_column(seed_to_column(s)), s);
+        }
+        for pair in seeds.windows(2) {
+            assert!(seed_to_column(pair[0]) < seed_to_column(pair[1]));
         }
     }
 }

@@ -90,17 +90,17 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
                 size: (8, 8),
                 border_walls: (1, 3),
                 inner_walls: (0, 2),
-                pairs: (3, 4),
-                stones: (1, 3),
+                pairs: (3, 3),
+                stones: (1, 2),
                 mud: (1, 2),
                 one_ways: (1, 2),
                 hedgehogs: (1, 1),
                 anteaters: (1, 1),
                 min_free: 20,
-                target_par: (12, None),
+                target_par: (12, Some(20)),
             },
             12,
-            None,
+            Some(20),
         ),
     };
     Tier {
@@ -109,7 +109,7 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
         par_max,
         requires: vec!["solvable"],
         max_attempts: 400,
-        max_states: 400_000,
+        max_states: 60_000,
     }
 }
 
