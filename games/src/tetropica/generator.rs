@@ -32,16 +32,19 @@ pub struct TetropicaParams {
     pub pieces: (u32, u32),
     /// Whether the level must have exactly one solution.
     pub unique: bool,
+    /// Fewest rows (or columns) between S and E along their opposite sides.
+    pub min_offset: u32,
 }
 
 pub fn tier(difficulty: Difficulty) -> Tier<TetropicaParams> {
-    let (size, rock_per_mille, pieces, unique) = match difficulty {
-        Difficulty::Easy => (5, 300, (2, 3), false),
-        Difficulty::Medium => (7, 380, (3, 4), true),
-        Difficulty::Hard => (9, 400, (4, 5), true),
-        Difficulty::Expert => (11, 420, (5, 7), true),
+    let (size, rock_per_mille, pieces, unique, min_offset) = match difficulty {
+        Difficulty::Easy => (5, 250, (2, 3), false, 2),
+        Difficulty::Medium => (7, 350, (3, 4), true, 4),
+        Difficulty::Hard => (9, 380, (4, 5), true, 5),
+        Difficulty::Expert => (11, 380, (5, 7), true, 7),
     };
-    let mut requires = vec!["no sub-solution: the fewest pieces that win (min_pieces) is the whole hand"];
+    let mut requires =
+        vec!["no sub-solution: the fewest pieces that win (min_pieces) is the whole hand"];
     if unique {
         requires.push("unique: exactly one set of placements wins (solution_count = 1)");
     }
@@ -51,12 +54,13 @@ pub fn tier(difficulty: Difficulty) -> Tier<TetropicaParams> {
             rock_per_mille,
             pieces,
             unique,
+            min_offset,
         },
         par_min: pieces.0,
         par_max: Some(pieces.1),
         requires,
         max_attempts: 2000,
-        max_states: 2_000_000,
+        max_states: 200_000,
     }
 }
 
@@ -65,7 +69,7 @@ pub fn generate(
     rng: &mut LevelRng,
     limits: &Limits,
 ) -> Result<TetropicaLevel, Rejection> {
-    let mut level = roll_grid(params.size as usize, params.rock_per_mille, rng);
+    let mut level = roll_grid(params, rng);
     let board = Board::compile(&level);
     if board.flood(board.start, board.tiles | board.empty) & board.end == 0 {
         return Err(Rejection::Candidate("no path through destructible tiles"));
@@ -84,9 +88,15 @@ pub fn generate(
 }
 
 /// S and E on opposite sides, then every other tile rolled in a random order.
-fn roll_grid(n: usize, rock_per_mille: u32, rng: &mut LevelRng) -> TetropicaLevel {
+fn roll_grid(params: &TetropicaParams, rng: &mut LevelRng) -> TetropicaLevel {
+    let n = params.size as usize;
     let mut cells = vec![vec!['o'; n]; n];
-    let (a, b) = (rng.index(n), rng.index(n));
+    let (a, b) = loop {
+        let (a, b) = (rng.index(n), rng.index(n));
+        if a.abs_diff(b) >= params.min_offset as usize {
+            break (a, b);
+        }
+    };
     let (mut start, mut end) = if rng.chance(1, 2) {
         ((0, a), (n - 1, b))
     } else {
@@ -103,7 +113,7 @@ fn roll_grid(n: usize, rock_per_mille: u32, rng: &mut LevelRng) -> TetropicaLeve
         .collect();
     rng.shuffle(&mut order);
     for (x, y) in order {
-        if rng.chance(rock_per_mille, 1000) {
+        if rng.chance(params.rock_per_mille, 1000) {
             cells[y][x] = '#';
         }
     }
@@ -144,7 +154,10 @@ fn place_greedily(
             if p.mask & region != 0 || p.halo & region == 0 {
                 continue;
             }
-            let grown = board.flood(region | p.mask, board.empty | (region & board.tiles) | p.mask);
+            let grown = board.flood(
+                region | p.mask,
+                board.empty | (region & board.tiles) | p.mask,
+            );
             let key = (grown & board.end != 0, score(p.mask));
             let better = (key.0 && !best_key.0) || (key.0 == best_key.0 && key.1 < best_key.1);
             if better {

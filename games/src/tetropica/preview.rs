@@ -19,8 +19,12 @@ pub fn render(level: &TetropicaLevel, solution: Option<&[Placement]>) -> String 
         match c {
             '#' => svg.cell(x, y, 0, ROCK),
             'o' => svg.cell(x, y, 3, TILE),
-            'S' => svg.disc(x, y, CELL / 3, "#2e7d32", "#1b5e20").label(x, y, "S", "#fff"),
-            'E' => svg.disc(x, y, CELL / 3, "#37474f", "#263238").label(x, y, "E", "#fff"),
+            'S' => svg
+                .disc(x, y, CELL / 3, "#2e7d32", "#1b5e20")
+                .label(x, y, "S", "#fff"),
+            'E' => svg
+                .disc(x, y, CELL / 3, "#37474f", "#263238")
+                .label(x, y, "E", "#fff"),
             _ => &mut svg,
         };
     }
@@ -53,7 +57,8 @@ fn draw_piece(svg: &mut Svg, level: &TetropicaLevel, placement: &Placement, numb
         }
     }
     for &(x, y) in &cells {
-        svg.cell(x, y, 5, colour).label(x, y, &number.to_string(), "#fff");
+        svg.cell(x, y, 5, colour)
+            .label(x, y, &number.to_string(), "#fff");
     }
 }
 

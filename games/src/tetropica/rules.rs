@@ -231,19 +231,14 @@ pub fn bits(mut m: u128) -> impl Iterator<Item = usize> {
 /// Checks every rule of the tetropica level format.
 pub fn validate(level: &TetropicaLevel) -> Result<(), RuleError> {
     let (w, h) = (level.width, level.height);
-    grid::check_shape(
-        &level.grid,
-        w,
-        h,
-        (1, 1),
-        (MAX_SIDE, MAX_SIDE),
-        "#o.SE",
-    )?;
+    grid::check_shape(&level.grid, w, h, (1, 1), (MAX_SIDE, MAX_SIDE), "#o.SE")?;
     for (mark, rule, name) in [
         ('S', "tetropica.start", "start"),
         ('E', "tetropica.end", "end"),
     ] {
-        let n = grid::cells(&level.grid).filter(|&(_, _, c)| c == mark).count();
+        let n = grid::cells(&level.grid)
+            .filter(|&(_, _, c)| c == mark)
+            .count();
         if n != 1 {
             return Err(RuleError::new(
                 rule,
@@ -328,9 +323,7 @@ impl Play {
         if board.neighbours(mask) & (board.empty | self.carved) == 0 {
             return Err(RuleError::new(
                 "move.not_adjacent",
-                format!(
-                    "placement {n}: no cell of the piece is next to an empty cell"
-                ),
+                format!("placement {n}: no cell of the piece is next to an empty cell"),
             ));
         }
         self.carved |= mask;
@@ -499,11 +492,26 @@ mod tests {
     fn letter_shapes_are_their_own_pieces() {
         // The letter J (hook to the lower left) is a J; the letter L (foot to the right)
         // an L; "S" runs up to the right, "Z" down to the right.
-        assert_eq!(kind_of_shape(&[(1, 0), (1, 1), (1, 2), (0, 2)]), kind_of('J'));
-        assert_eq!(kind_of_shape(&[(0, 0), (0, 1), (0, 2), (1, 2)]), kind_of('L'));
-        assert_eq!(kind_of_shape(&[(1, 0), (2, 0), (0, 1), (1, 1)]), kind_of('S'));
-        assert_eq!(kind_of_shape(&[(0, 0), (1, 0), (1, 1), (2, 1)]), kind_of('Z'));
-        assert_eq!(kind_of_shape(&[(0, 0), (1, 0), (2, 0), (1, 1)]), kind_of('T'));
+        assert_eq!(
+            kind_of_shape(&[(1, 0), (1, 1), (1, 2), (0, 2)]),
+            kind_of('J')
+        );
+        assert_eq!(
+            kind_of_shape(&[(0, 0), (0, 1), (0, 2), (1, 2)]),
+            kind_of('L')
+        );
+        assert_eq!(
+            kind_of_shape(&[(1, 0), (2, 0), (0, 1), (1, 1)]),
+            kind_of('S')
+        );
+        assert_eq!(
+            kind_of_shape(&[(0, 0), (1, 0), (1, 1), (2, 1)]),
+            kind_of('Z')
+        );
+        assert_eq!(
+            kind_of_shape(&[(0, 0), (1, 0), (2, 0), (1, 1)]),
+            kind_of('T')
+        );
         assert_eq!(kind_of_shape(&[(0, 0), (1, 1), (2, 2), (3, 3)]), None);
     }
 
@@ -521,7 +529,12 @@ mod tests {
 
     #[test]
     fn a_legal_placement_empties_its_tiles_and_uses_the_piece() {
-        let play = place(&ROW, "IO", &[placement("I", &[(1, 0), (2, 0), (3, 0), (4, 0)])]).unwrap();
+        let play = place(
+            &ROW,
+            "IO",
+            &[placement("I", &[(1, 0), (2, 0), (3, 0), (4, 0)])],
+        )
+        .unwrap();
         assert_eq!(play.carved.count_ones(), 4);
         assert_eq!(play.hand.letters(), "O");
         let board = Board::compile(&level(&ROW, "IO"));
@@ -531,13 +544,23 @@ mod tests {
 
     #[test]
     fn the_cells_may_be_listed_in_any_order() {
-        assert!(place(&ROW, "I", &[placement("I", &[(4, 0), (2, 0), (1, 0), (3, 0)])]).is_ok());
+        assert!(
+            place(
+                &ROW,
+                "I",
+                &[placement("I", &[(4, 0), (2, 0), (1, 0), (3, 0)])]
+            )
+            .is_ok()
+        );
     }
 
     #[test]
     fn a_piece_not_held_is_refused() {
         let i = placement("I", &[(1, 0), (2, 0), (3, 0), (4, 0)]);
-        assert_eq!(rule_of(&ROW, "O", std::slice::from_ref(&i)), "move.not_held");
+        assert_eq!(
+            rule_of(&ROW, "O", std::slice::from_ref(&i)),
+            "move.not_held"
+        );
         // The second I of a hand holding one.
         let rows = ["SoooooooooE"];
         let second = placement("I", &[(5, 0), (6, 0), (7, 0), (8, 0)]);
@@ -570,7 +593,10 @@ mod tests {
         // An S (touching S at (1,0)) is not a Z.
         let s_cells = [(1, 0), (2, 0), (0, 1), (1, 1)];
         assert!(place(&rows, "S", &[placement("S", &s_cells)]).is_ok());
-        assert_eq!(rule_of(&rows, "Z", &[placement("Z", &s_cells)]), "move.shape");
+        assert_eq!(
+            rule_of(&rows, "Z", &[placement("Z", &s_cells)]),
+            "move.shape"
+        );
         // Four cells that are no tetromino at all.
         let scattered = [(1, 0), (3, 0), (1, 2), (2, 2)];
         let err = place(&rows, "T", &[placement("T", &scattered)]).unwrap_err();
@@ -695,7 +721,10 @@ mod tests {
         let play = place(
             &FIGURE_2,
             "TI",
-            &[to_moves("T", &[(1, 0), (1, 1), (2, 1), (1, 2)]), to_moves("I", &[(3, 0), (3, 1), (3, 2), (3, 3)])],
+            &[
+                to_moves("T", &[(1, 0), (1, 1), (2, 1), (1, 2)]),
+                to_moves("I", &[(3, 0), (3, 1), (3, 2), (3, 3)]),
+            ],
         )
         .unwrap();
         assert!(board.joined(play.carved));

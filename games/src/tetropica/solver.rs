@@ -245,8 +245,7 @@ impl<'a> Search<'a> {
             }
             let hand = hand.take(p.kind);
             let allowed = self.limit - depth - 1;
-            if allowed > 0 && self.hopeful(next, hand, allowed) && self.seen.insert((next, hand))
-            {
+            if allowed > 0 && self.hopeful(next, hand, allowed) && self.seen.insert((next, hand)) {
                 self.fewest_from(next, hand, depth + 1)?;
             }
         }

@@ -49,7 +49,10 @@ fn two_pieces_that_must_both_be_used_in_one_way() {
     // One I carves a whole row, which leaves S or E cut off; the two Is must take one
     // row each: a single solution, and no sub-solution.
     let a = analyze(&level(&TWO_ROWS, "II"));
-    assert_eq!((a.extra.min_pieces, a.par, a.solution_count), (Some(2), Some(2), 1));
+    assert_eq!(
+        (a.extra.min_pieces, a.par, a.solution_count),
+        (Some(2), Some(2), 1)
+    );
     let solution = a.solution.unwrap();
     assert_eq!(
         solution,
@@ -150,7 +153,10 @@ fn replay_stops_at_the_win_and_ignores_the_rest_unchecked() {
     // The second placement is not even held: it is ignored, not judged.
     let bottom = placement("I", &[(0, 2), (1, 2), (2, 2), (3, 2)]);
     let r = Tetropica::replay(&lv, &vec![top, bottom]).unwrap();
-    assert_eq!((r.status, r.moves_used, r.moves_ignored), (Status::Won, 1, 1));
+    assert_eq!(
+        (r.status, r.moves_used, r.moves_ignored),
+        (Status::Won, 1, 1)
+    );
     assert_eq!(r.extra.pieces_left, "");
 }
 
@@ -158,7 +164,10 @@ fn replay_stops_at_the_win_and_ignores_the_rest_unchecked() {
 fn replay_unfinished_and_illegal() {
     let lv = level(&TWO_ROWS, "II");
     let r = Tetropica::replay(&lv, &vec![]).unwrap();
-    assert_eq!((r.status, r.moves_used, r.moves_ignored), (Status::Unfinished, 0, 0));
+    assert_eq!(
+        (r.status, r.moves_used, r.moves_ignored),
+        (Status::Unfinished, 0, 0)
+    );
     let top = placement("I", &[(1, 0), (2, 0), (3, 0), (4, 0)]);
     let r = Tetropica::replay(&lv, &vec![top.clone()]).unwrap();
     assert_eq!((r.status, r.moves_used), (Status::Unfinished, 1));
@@ -406,7 +415,11 @@ fn agrees_with_brute_force(lv: &TetropicaLevel) -> Analysis<Vec<Placement>, Tetr
     let (min, playable, sets) = brute_force(lv);
     assert_eq!(a.extra.min_pieces, min, "min_pieces of {lv:?}");
     assert_eq!(a.par.is_some(), playable, "par of {lv:?}");
-    assert_eq!(a.solution_count, sets.min(COUNT_CAP), "solution_count of {lv:?}");
+    assert_eq!(
+        a.solution_count,
+        sets.min(COUNT_CAP),
+        "solution_count of {lv:?}"
+    );
     if let Some(solution) = &a.solution {
         let r = Tetropica::replay(lv, solution).unwrap();
         assert_eq!((r.status, r.moves_used), (Status::Won, a.par.unwrap()));
@@ -486,7 +499,10 @@ fn check_served(difficulty: Difficulty, seed: u64) -> crate::game::Accepted<Tetr
     }
     let solution = a.solution.as_ref().unwrap();
     let r = Tetropica::replay(lv, solution).unwrap();
-    assert_eq!((r.status, r.moves_used, r.moves_ignored), (Status::Won, n, 0));
+    assert_eq!(
+        (r.status, r.moves_used, r.moves_ignored),
+        (Status::Won, n, 0)
+    );
     assert_eq!(r.extra.pieces_left, "");
     // Any proper prefix of the solution leaves S and E apart.
     for k in 0..solution.len() {
