@@ -95,6 +95,13 @@ impl Hand {
         self.0 == 0
     }
 
+    /// The kinds held at least once, as a 7-bit set.
+    pub fn kinds(self) -> usize {
+        (0..KINDS)
+            .filter(|&k| self.has(k))
+            .fold(0, |set, k| set | 1 << k)
+    }
+
     /// The hand with one more piece of `kind` (at most [`MAX_HAND`] in all).
     pub fn with(self, kind: usize) -> Hand {
         debug_assert!(self.count(kind) < 15);
@@ -433,20 +440,28 @@ pub fn distance_matrix(board: &Board, through_rock: bool) -> Vec<Option<u32>> {
 /// `u8::MAX` where E cannot be reached.
 pub fn carve_distance(board: &Board) -> [u8; 128] {
     let mut cost = [u8::MAX; 128];
-    let mut done = 0u128;
-    // Layer k: cells reachable with k carved tiles. Empty cells spread within a layer.
-    let mut layer = board.flood(board.end, board.empty);
-    let mut k = 0u8;
-    while layer != 0 {
-        for cell in bits(layer) {
-            cost[cell] = k;
+    for (k, layer) in carve_layers(board, board.tiles).iter().enumerate() {
+        for cell in bits(*layer) {
+            cost[cell] = k as u8;
         }
-        done |= layer;
-        k += 1;
-        let tiles = board.neighbours(layer) & board.tiles & !done;
-        layer = board.flood(tiles, board.empty & !done);
     }
     cost
+}
+
+/// The 0-1 BFS of [`carve_distance`] through the given tiles only, as layers: layer k
+/// holds the cells from which E is k carved tiles away.
+pub fn carve_layers(board: &Board, tiles: u128) -> Vec<u128> {
+    let mut layers = Vec::new();
+    let mut done = 0u128;
+    // Empty cells spread within a layer; each tile starts the next one.
+    let mut layer = board.flood(board.end, board.empty);
+    while layer != 0 {
+        layers.push(layer);
+        done |= layer;
+        let next = board.neighbours(layer) & tiles & !done;
+        layer = board.flood(next, board.empty & !done);
+    }
+    layers
 }
 
 #[cfg(test)]

@@ -11,8 +11,11 @@
 //!   the pieces still held: states `(region, hand)` are searched once each.
 //!
 //! Safe pruning: a state is dropped when the tiles still to carve on the cheapest path
-//! to E (a 0-1 BFS from E over the original board, a lower bound because every carved
-//! tile lies inside the start's region) exceed four per piece still allowed.
+//! to E exceed four per piece still allowed. The path is the cheapest through tiles
+//! that some placement of a still-held kind covers (a 0-1 BFS from E, once per set of
+//! held kinds): a lower bound, because every carved tile lies inside the start's
+//! region and every tile still to carve is covered by a piece still held. A region with
+//! no such path at all (connectivity) is dropped by the same test.
 //!
 //! Solutions are counted as sets of placements: every distinct winning carved region
 //! is counted as the number of ways to tile it with the hand that could be the last
@@ -21,7 +24,7 @@
 use hashbrown::HashSet;
 use rustc_hash::FxBuildHasher;
 
-use super::rules::{Board, Hand, bits, carve_distance, orientations};
+use super::rules::{Board, Hand, KINDS, MAX_HAND, bits, carve_layers, orientations};
 use crate::core::{Exhausted, Limits};
 
 /// `solution_count` saturates here: 1 is the answer the tiers care about, 2 says "more".
@@ -40,13 +43,15 @@ pub struct Candidate {
 pub struct Table {
     pub list: Vec<Candidate>,
     by_cell: Vec<Vec<u32>>,
+    /// Per kind, the tiles some placement of that kind covers.
+    covered_by_kind: [u128; KINDS],
 }
 
 impl Table {
     pub fn build(board: &Board) -> Table {
         let mut list = Vec::new();
         let (w, h) = (board.width as i32, board.height as i32);
-        for kind in 0..super::rules::KINDS {
+        for kind in 0..KINDS {
             for shape in orientations(kind) {
                 let span_x = shape.iter().map(|c| c.0).max().unwrap_or(0);
                 let span_y = shape.iter().map(|c| c.1).max().unwrap_or(0);
@@ -64,12 +69,25 @@ impl Table {
             }
         }
         let mut by_cell = vec![Vec::new(); board.width * board.height];
+        let mut covered_by_kind = [0u128; KINDS];
         for (i, candidate) in list.iter().enumerate() {
             for cell in bits(candidate.mask) {
                 by_cell[cell].push(i as u32);
             }
+            covered_by_kind[candidate.kind] |= candidate.mask;
         }
-        Table { list, by_cell }
+        Table {
+            list,
+            by_cell,
+            covered_by_kind,
+        }
+    }
+
+    /// The tiles some placement of a kind in the 7-bit set `kinds` covers.
+    pub fn covered(&self, kinds: usize) -> u128 {
+        (0..KINDS)
+            .filter(|k| kinds >> k & 1 != 0)
+            .fold(0, |m, k| m | self.covered_by_kind[k])
     }
 }
 
@@ -140,8 +158,9 @@ struct Search<'a> {
     board: &'a Board,
     table: &'a Table,
     limits: &'a Limits<'a>,
-    /// `near[k]`: cells from which at most k tiles must be carved to reach E.
-    near: Vec<u128>,
+    /// Per 7-bit set of held kinds (empty until first needed): `near[kinds][k]` holds
+    /// the cells from which at most k tiles covered by those kinds lead to E.
+    near: Vec<Vec<u128>>,
     states: u64,
     seen: HashSet<(u128, Hand), FxBuildHasher>,
     /// Fewest-pieces search: the most pieces a new win may use.
@@ -156,19 +175,11 @@ struct Search<'a> {
 
 impl<'a> Search<'a> {
     fn new(board: &'a Board, table: &'a Table, limits: &'a Limits<'a>) -> Self {
-        let cost = carve_distance(board);
-        let near = (0..=4 * super::rules::MAX_HAND)
-            .map(|k| {
-                (0..board.width * board.height)
-                    .filter(|&cell| usize::from(cost[cell]) <= k)
-                    .fold(0u128, |m, cell| m | 1u128 << cell)
-            })
-            .collect();
         Search {
             board,
             table,
             limits,
-            near,
+            near: vec![Vec::new(); 1 << KINDS],
             states: 0,
             seen: HashSet::with_hasher(FxBuildHasher),
             limit: 0,
@@ -191,11 +202,32 @@ impl<'a> Search<'a> {
     }
 
     /// Whether the start's `region` can still reach E with at most `pieces` more pieces
-    /// of `hand`: some tile next to it is within four tiles a piece of E.
-    fn hopeful(&self, region: u128, hand: Hand, pieces: u32) -> bool {
+    /// of `hand`: some tile next to it is within four tiles a piece of E, counting only
+    /// tiles the held kinds can cover.
+    fn hopeful(&mut self, region: u128, hand: Hand, pieces: u32) -> bool {
         let pieces = pieces.min(hand.total()) as usize;
         let frontier = self.board.neighbours(region) & self.board.tiles & !region;
-        frontier & self.near[(4 * pieces).min(self.near.len() - 1)] != 0
+        frontier & self.near(hand.kinds())[4 * pieces] != 0
+    }
+
+    fn near(&mut self, kinds: usize) -> &[u128] {
+        if self.near[kinds].is_empty() {
+            let layers = carve_layers(self.board, self.table.covered(kinds));
+            let mut within = 0u128;
+            self.near[kinds] = (0..=4 * MAX_HAND)
+                .map(|k| {
+                    within |= layers.get(k).copied().unwrap_or(0);
+                    within
+                })
+                .collect();
+        }
+        &self.near[kinds]
+    }
+
+    /// Whether S and E could still be joined from `carved` with the held kinds.
+    fn joinable(&self, carved: u128, hand: Hand) -> bool {
+        let open = self.board.empty | carved | self.table.covered(hand.kinds());
+        self.board.flood(self.board.start, open) & self.board.end != 0
     }
 
     /// Every placement of a held piece that touches `region` (the start's empty
@@ -299,7 +331,7 @@ impl<'a> Search<'a> {
                 if joined {
                     self.record_win(next)?;
                 }
-            } else if !joined && self.seen.insert((next, hand)) {
+            } else if !joined && self.joinable(next, hand) && self.seen.insert((next, hand)) {
                 self.any_plays(next, hand)?;
             }
             self.path.pop();
