@@ -1,6 +1,7 @@
 //! The tetropica generator, the write-up's improved method:
-//! 1. obstacles first: S and E on opposite sides, then every other tile rolled in a
-//!    random order, rock or destructible, with the tier's odds;
+//! 1. obstacles first: S and E on opposite sides (at least `min_offset` rows or columns
+//!    apart along them, so that paths are long enough for the tier's hand), then every
+//!    other tile rolled in a random order, rock or destructible, with the tier's odds;
 //! 2. a quick reachability check through destructible tiles before any solving (the
 //!    write-up's own fix for its slow seeds);
 //! 3. the distance matrix: breadth-first steps from E that never enter rock (Figure 4);
@@ -81,19 +82,20 @@ pub fn generate(
     }
     level.pieces = hand.letters();
     let board = Board::compile(&level);
-    if fewest_pieces(&board, &table, hand.total() - 1, limits)?.is_some() {
+    if fewest_pieces(&board, &table, hand.total().saturating_sub(1), limits)?.is_some() {
         return Err(Rejection::Candidate("sub-solution"));
     }
     Ok(level)
 }
 
 /// S and E on opposite sides, then every other tile rolled in a random order.
+/// (Independent rolls make the order irrelevant to the odds; it is the write-up's.)
 fn roll_grid(params: &TetropicaParams, rng: &mut LevelRng) -> TetropicaLevel {
     let n = params.size as usize;
     let mut cells = vec![vec!['o'; n]; n];
     let (a, b) = loop {
         let (a, b) = (rng.index(n), rng.index(n));
-        if a.abs_diff(b) >= params.min_offset as usize {
+        if a.abs_diff(b) >= (params.min_offset as usize).min(n - 1) {
             break (a, b);
         }
     };

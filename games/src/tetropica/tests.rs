@@ -161,6 +161,17 @@ fn replay_stops_at_the_win_and_ignores_the_rest_unchecked() {
 }
 
 #[test]
+fn replay_of_a_level_won_at_the_start_ignores_every_move() {
+    let lv = level(&["S.E", "ooo"], "I");
+    let any = placement("I", &[(0, 1), (1, 1), (2, 1), (3, 1)]);
+    let r = Tetropica::replay(&lv, &vec![any]).unwrap();
+    assert_eq!(
+        (r.status, r.moves_used, r.moves_ignored),
+        (Status::Won, 0, 1)
+    );
+}
+
+#[test]
 fn replay_unfinished_and_illegal() {
     let lv = level(&TWO_ROWS, "II");
     let r = Tetropica::replay(&lv, &vec![]).unwrap();
@@ -529,6 +540,23 @@ fn served_levels_of_every_tier_keep_the_guarantees() {
     for difficulty in Difficulty::ALL {
         for seed in 100..140 {
             check_served(difficulty, seed);
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 24, failure_persistence: None, ..Default::default()
+    })]
+
+    /// Random keys: every served level keeps the guarantees, and on the smaller tiers
+    /// the brute force confirms no sub-solution and the solution count.
+    #[test]
+    fn served_levels_of_random_keys(seed in proptest::prelude::any::<u64>(), tier in 0usize..4) {
+        let difficulty = Difficulty::ALL[tier];
+        let accepted = check_served(difficulty, seed);
+        if difficulty <= Difficulty::Medium {
+            agrees_with_brute_force(&accepted.level);
         }
     }
 }
