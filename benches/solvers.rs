@@ -17,11 +17,18 @@ use serde_json::Value;
 fn analyze(c: &mut Criterion) {
     let mut group = c.benchmark_group("analyze");
     for game in registry::all() {
-        let generated = game.generate(Difficulty::Expert, 1, &Stop::never()).expect("expert level");
+        let generated = game
+            .generate(Difficulty::Expert, 1, &Stop::never())
+            .expect("expert level");
         let document: Value = serde_json::from_str(&generated.json).unwrap();
         let stop = Stop::never();
-        let limits = Limits { max_states: u64::MAX, stop: &stop };
-        group.bench_function(game.name(), |b| b.iter(|| black_box(game.verify(&document, &limits).unwrap())));
+        let limits = Limits {
+            max_states: u64::MAX,
+            stop: &stop,
+        };
+        group.bench_function(game.name(), |b| {
+            b.iter(|| black_box(game.verify(&document, &limits).unwrap()))
+        });
     }
     group.finish();
 }

@@ -12,11 +12,8 @@ pub mod svg;
 pub mod tilt;
 
 pub mod fruit;
-<<<<<<< HEAD
 pub mod hopper;
-=======
 pub mod tetropica;
->>>>>>> game-tetropica
 
 pub use crate::core::{
     Analysis, Difficulty, Dir, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status,
