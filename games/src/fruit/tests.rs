@@ -106,3 +106,36 @@ fn a_stone_on_mud_is_never_a_start() {
     moved[1] = rules::bit(rules::cell_of(2, 1));
     assert!(!board.expressible(&moved));
 }
+
+/// Every move string of exactly `len` letters.
+fn all_sequences(len: u32) -> impl Iterator<Item = String> {
+    (0..4u64.pow(len)).map(move |mut code| {
+        (0..len)
+            .map(|_| {
+                let letter = ['U', 'D', 'L', 'R'][(code % 4) as usize];
+                code /= 4;
+                letter
+            })
+            .collect()
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, failure_persistence: None, ..Default::default() })]
+
+    /// Independent of the solver: replaying every sequence shorter than par never wins
+    /// (a win at any prefix would show up as a won replay of that prefix).
+    #[test]
+    fn no_sequence_shorter_than_par_wins(seed in proptest::prelude::any::<u64>(), tier in 0usize..2) {
+        let stop = Stop::never();
+        let accepted = crate::game::generate_level::<Fruit>(Difficulty::ALL[tier], seed, &stop).unwrap();
+        let level = &accepted.level;
+        for sequence in all_sequences(accepted.par - 1) {
+            let replay = Fruit::replay(level, &sequence).unwrap();
+            proptest::prop_assert_ne!(replay.status, Status::Won, "{} wins before par {}", sequence, accepted.par);
+        }
+        let solution = accepted.analysis.solution.clone().unwrap();
+        let replay = Fruit::replay(level, &solution).unwrap();
+        proptest::prop_assert_eq!((replay.status, replay.moves_used), (Status::Won, accepted.par));
+    }
+}
