@@ -135,10 +135,10 @@ impl State {
         }
     }
 
-    /// Moves a piece of `kind` from `from` to the empty cell `to`.
+    /// Moves a piece of `kind` from `from` to `to`, which is empty or `from` itself.
     #[inline]
     pub fn relocate(&mut self, from: usize, to: usize, kind: u8) {
-        let both = bit(from) | bit(to);
+        let both = bit(from) ^ bit(to);
         for (i, plane) in self.0.iter_mut().enumerate() {
             *plane ^= both & (u32::from(kind >> i & 1)).wrapping_neg();
         }
@@ -177,10 +177,14 @@ pub struct Board {
     /// Per colour (index code - 1): cells whose neighbour in direction d is a goal of
     /// that colour.
     exit_ahead: [[u32; 4]; COLOURS],
+    /// `exit_ahead` by piece code (0 for codes that are not skiddies).
+    exit_by_kind: [[u32; 4]; 8],
+    /// Per direction and cell: the free cells ahead, up to the first block or the border.
+    ray: [[u32; 32]; 4],
+    /// Per direction and cell: the farthest cell of the ray (the cell itself if none).
+    ray_end: [[u8; 32]; 4],
     /// Free cells, farthest along d first; ties (same distance) in reading order.
     order: [Vec<u8>; 4],
-    /// Direction d's cells in the order a tick processes them.
-    ascending: [bool; 4],
 }
 
 impl Board {
@@ -195,8 +199,10 @@ impl Board {
             pits: 0,
             wall_ahead: [0; 4],
             exit_ahead: [[0; 4]; COLOURS],
+            exit_by_kind: [[0; 4]; 8],
+            ray: [[0; 32]; 4],
+            ray_end: [[0; 32]; 4],
             order: Default::default(),
-            ascending: Dir::ALL.map(|d| matches!(d, Dir::U | Dir::L)),
         };
         let mut start = State::default();
         for y in 1..h - 1 {
@@ -225,6 +231,19 @@ impl Board {
             }
         }
         board.order = Dir::ALL.map(|d| farthest_first(board.free, d));
+        for colour in 0..COLOURS {
+            board.exit_by_kind[colour + RED as usize] = board.exit_ahead[colour];
+        }
+        for d in Dir::ALL {
+            for cell in (0..32).filter(|&c| board.free & bit(c) != 0) {
+                let mut at = cell;
+                while board.wall_ahead[d.index()] & bit(at) == 0 {
+                    at = step(at, d);
+                    board.ray[d.index()][cell] |= bit(at);
+                }
+                board.ray_end[d.index()][cell] = at as u8;
+            }
+        }
         (board, start)
     }
 
@@ -241,12 +260,32 @@ impl Board {
         state.skiddies() == 0
     }
 
-    /// One move, by the fastest exact route: whole slides piece by piece when no skiddy
-    /// reaches its goal, the tick-by-tick rules otherwise.
+    /// One move, by the fastest exact route (the same board as [`Board::tilt_ticks`]).
     #[inline]
     pub fn tilt(&self, state: State, d: Dir) -> State {
-        self.tilt_without_exits(state, d)
-            .unwrap_or_else(|| self.tilt_ticks(state, d))
+        match d {
+            Dir::U => self.tilt_toward::<0>(state),
+            Dir::D => self.tilt_toward::<1>(state),
+            Dir::L => self.tilt_toward::<2>(state),
+            Dir::R => self.tilt_toward::<3>(state),
+        }
+    }
+
+    /// The four moves of a state, in `Dir::ALL` order.
+    #[inline]
+    pub fn tilts(&self, state: State) -> [State; 4] {
+        [
+            self.tilt_toward::<0>(state),
+            self.tilt_toward::<1>(state),
+            self.tilt_toward::<2>(state),
+            self.tilt_toward::<3>(state),
+        ]
+    }
+
+    #[inline]
+    fn tilt_toward<const D: usize>(&self, state: State) -> State {
+        self.slide::<D>(state)
+            .unwrap_or_else(|| self.ticks::<D>(state))
     }
 
     /// One move exactly as rules.md states it: ticks, each taking the sliding movables
@@ -318,57 +357,153 @@ impl Board {
     /// interleave lines: sliding each piece to its end in far-to-near order gives the
     /// same board. A skiddy pushes at most one crate and stops behind it, and no other
     /// mover can reach that crate again in the same move (only a combo could clear the
-    /// way), so no record of pushed crates is needed here.
+    /// way), so no record of pushed crates is needed here. Each slide is found at once
+    /// from the ray of free cells ahead: its first pit or piece, or its end.
     #[inline]
-    pub fn tilt_without_exits(&self, state: State, d: Dir) -> Option<State> {
-        let wall_ahead = self.wall_ahead[d.index()];
+    fn slide<const D: usize>(&self, state: State) -> Option<State> {
+        let wall_ahead = self.wall_ahead[D];
         let mut out = state;
         let mut occupied = state.occupied();
-        let mut movers = occupied & !state.mask(CRATE);
+        let mut crates = state.mask(CRATE);
+        let mut movers = occupied & !crates;
         while movers != 0 {
-            let cell = if self.ascending[d.index()] {
-                movers.trailing_zeros() as usize
-            } else {
-                31 - movers.leading_zeros() as usize
-            };
+            let cell = farthest_along::<D>(movers);
             movers &= !bit(cell);
             let kind = out.kind_at(cell);
-            let skiddy = is_skiddy(kind);
-            let mut at = cell;
-            loop {
-                let here = bit(at);
-                if wall_ahead & here != 0 {
-                    if skiddy && self.exits(kind, d) & here != 0 {
-                        return None;
-                    }
-                    break;
-                }
-                let next = step(at, d);
-                let ahead = bit(next);
-                if occupied & ahead != 0 {
-                    if skiddy
-                        && out.kind_at(next) == CRATE
-                        && wall_ahead & ahead == 0
-                        && occupied & bit(step(next, d)) == 0
-                    {
-                        let beyond = step(next, d);
-                        out.relocate(next, beyond, CRATE);
-                        occupied = (occupied & !ahead) | bit(beyond);
-                        at = next;
-                    }
-                    break;
-                }
-                at = next;
-                if self.pits & ahead != 0 {
-                    break;
-                }
+            // The first pit or piece ahead, else the last free cell (the cell itself when
+            // it faces a wall).
+            let hit = self.ray[D][cell] & (occupied | self.pits);
+            let first = nearest_along::<D>(hit | bit(self.ray_end[D][cell] as usize));
+            if self.exit_by_kind[kind as usize][D] & bit(first) & !hit != 0 {
+                return None;
             }
-            if at != cell {
-                out.relocate(cell, at, kind);
-                occupied = (occupied & !bit(cell)) | bit(at);
+            let blocked = (occupied & !bit(cell)) & bit(first) != 0;
+            let mut stop = if blocked { behind::<D>(first) } else { first };
+            if blocked
+                && crates & bit(first) != 0
+                && is_skiddy(kind)
+                && wall_ahead & bit(first) == 0
+                && occupied & bit(ahead::<D>(first)) == 0
+            {
+                let beyond = ahead::<D>(first);
+                out.relocate(first, beyond, CRATE);
+                crates ^= bit(first) | bit(beyond);
+                occupied ^= bit(first) | bit(beyond);
+                stop = first;
             }
+            out.relocate(cell, stop, kind);
+            occupied ^= bit(cell) ^ bit(stop);
         }
         Some(out)
+    }
+
+    /// The tick rules, fast: exits happen only on the line next to the border, which is
+    /// the farthest along d, so each tick first lets out the skiddies facing their goal
+    /// (with their groups, as the board stands at the start of the tick) and then steps
+    /// every other sliding piece, farthest first within each line (lines do not meet).
+    fn ticks<const D: usize>(&self, mut state: State) -> State {
+        let wall_ahead = self.wall_ahead[D];
+        let mut sliding = state.occupied() & !state.mask(CRATE);
+        let mut pushed = 0u32;
+        loop {
+            let mut moved = false;
+            for colour in RED..RED + COLOURS as u8 {
+                let exits = self.exit_by_kind[colour as usize][D] & sliding;
+                if exits != 0 && state.mask(colour) & exits != 0 {
+                    let group = connected(state.mask(colour) & exits, state.mask(colour));
+                    state.clear(group);
+                    sliding &= !group;
+                    moved = true;
+                }
+            }
+            let mut todo = sliding;
+            while todo != 0 {
+                let cell = farthest_along::<D>(todo);
+                todo &= !bit(cell);
+                let here = bit(cell);
+                if wall_ahead & here != 0 {
+                    sliding &= !here;
+                    continue;
+                }
+                let kind = state.kind_at(cell);
+                let next = ahead::<D>(cell);
+                let occupied = state.occupied();
+                if occupied & bit(next) != 0 {
+                    let pushable = is_skiddy(kind)
+                        && state.kind_at(next) == CRATE
+                        && pushed & bit(next) == 0
+                        && wall_ahead & bit(next) == 0
+                        && occupied & bit(ahead::<D>(next)) == 0;
+                    if pushable {
+                        let beyond = ahead::<D>(next);
+                        state.relocate(next, beyond, CRATE);
+                        pushed |= bit(beyond);
+                        state.relocate(cell, next, kind);
+                        sliding ^= here | bit(next);
+                        moved = true;
+                    } else {
+                        sliding &= !here;
+                    }
+                    continue;
+                }
+                state.relocate(cell, next, kind);
+                moved = true;
+                sliding &= !here;
+                if self.pits & bit(next) == 0 {
+                    sliding |= bit(next);
+                }
+            }
+            if !moved {
+                return state;
+            }
+        }
+    }
+}
+
+/// Directions by index (`Dir::ALL` order: U, D, L, R): D and R go to higher cells.
+#[inline(always)]
+fn increasing<const D: usize>() -> bool {
+    D == 1 || D == 3
+}
+
+#[inline(always)]
+fn ahead<const D: usize>(cell: usize) -> usize {
+    match D {
+        0 => cell.wrapping_sub(STRIDE),
+        1 => cell + STRIDE,
+        2 => cell.wrapping_sub(1),
+        _ => cell + 1,
+    }
+}
+
+/// The cell before `cell` along D (wrapping: callers use it only inside the board).
+#[inline(always)]
+fn behind<const D: usize>(cell: usize) -> usize {
+    match D {
+        0 => cell + STRIDE,
+        1 => cell.wrapping_sub(STRIDE),
+        2 => cell + 1,
+        _ => cell.wrapping_sub(1),
+    }
+}
+
+/// The cell of `cells` (non-empty) farthest along direction `D`.
+#[inline(always)]
+fn farthest_along<const D: usize>(cells: u32) -> usize {
+    if increasing::<D>() {
+        31 - cells.leading_zeros() as usize
+    } else {
+        cells.trailing_zeros() as usize
+    }
+}
+
+/// The cell of `cells` (non-empty) nearest along direction `D` (least far).
+#[inline(always)]
+fn nearest_along<const D: usize>(cells: u32) -> usize {
+    if increasing::<D>() {
+        cells.trailing_zeros() as usize
+    } else {
+        31 - cells.leading_zeros() as usize
     }
 }
 

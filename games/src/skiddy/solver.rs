@@ -19,6 +19,10 @@ const WIN: u8 = 1;
 const INTACT: u8 = 2;
 const KEY_BITS: u32 = 96;
 const KEY_MASK: u128 = (1 << KEY_BITS) - 1;
+/// Not a key (keys have 96 bits): marks a move that changes nothing.
+const NO_KEY: u128 = u128::MAX;
+/// States expanded together (see [`explore`]).
+const BATCH: usize = 32;
 
 /// Open addressing over 96-bit keys; a slot holds `key | (id + 1) << 96`, 0 when empty.
 /// Key and id share one 16-byte slot, so a lookup touches one cache line.
@@ -28,10 +32,17 @@ struct Index {
     len: usize,
 }
 
+/// Folded multiplies: the full 128-bit product mixes every key bit into both halves (a
+/// plain multiply only carries bits upwards, and the slot comes from the top bits).
 #[inline]
 fn hash(key: u128) -> u64 {
+    #[inline]
+    fn fold(a: u64, b: u64) -> u64 {
+        let product = u128::from(a) * u128::from(b);
+        product as u64 ^ (product >> 64) as u64
+    }
     let (lo, hi) = (key as u64, (key >> 64) as u64);
-    (lo ^ hi.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xD6E8_FEB8_6659_FD93)
+    fold(fold(lo ^ 0x243F_6A88_85A3_08D3, 0x9E37_79B9_7F4A_7C15) ^ hi, 0xD6E8_FEB8_6659_FD93)
 }
 
 impl Index {
@@ -64,6 +75,16 @@ impl Index {
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /// Reads the home slot of every key, so that the misses are in flight together and
+    /// the interning that follows finds them in cache.
+    fn touch(&self, keys: &[u128]) {
+        let mut seen = 0u128;
+        for &key in keys.iter().filter(|&&k| k != NO_KEY) {
+            seen ^= self.slots[(hash(key) >> (64 - self.bits)) as usize];
+        }
+        std::hint::black_box(seen);
     }
 
     fn grow(&mut self) {
@@ -116,31 +137,42 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
     };
     let mut index = Index::new();
     index.intern(start.key(), 0);
+    // States are expanded in batches: all their successors are computed first and their
+    // slots touched together, so the cache misses of a batch overlap instead of queueing.
+    let mut successors: Vec<u128> = Vec::with_capacity(BATCH * 4);
     let mut cursor = 0;
     while cursor < graph.keys.len() {
-        let mut row = [SAME; 4];
-        if graph.flags[cursor] & WIN == 0 {
+        let batch = cursor..(cursor + BATCH).min(graph.keys.len());
+        successors.clear();
+        for u in batch.clone() {
+            if graph.flags[u] & WIN != 0 {
+                successors.extend([NO_KEY; 4]);
+                continue;
+            }
             graph.expanded += 1;
             limits.tick(graph.expanded)?;
-            let state = State::from_key(graph.keys[cursor]);
-            let depth = graph.depth[cursor] + 1;
-            for d in Dir::ALL {
-                let next = board.tilt(state, d);
-                if next == state {
-                    continue;
-                }
+            let state = State::from_key(graph.keys[u]);
+            let moves = board.tilts(state);
+            successors.extend(moves.map(|next| if next == state { NO_KEY } else { next.key() }));
+        }
+        index.touch(&successors);
+        for (u, moves) in batch.zip(successors.chunks_exact(4)) {
+            let depth = graph.depth[u] + 1;
+            let mut row = [SAME; 4];
+            for (slot, &key) in row.iter_mut().zip(moves).filter(|(_, k)| **k != NO_KEY) {
                 let fresh = graph.keys.len() as u32;
-                let (id, is_new) = index.intern(next.key(), fresh);
+                let (id, is_new) = index.intern(key, fresh);
                 if is_new {
-                    graph.keys.push(next.key());
+                    let next = State::from_key(key);
+                    graph.keys.push(key);
                     graph.depth.push(depth);
                     graph.flags.push(classify(next));
                 }
-                row[d.index()] = id;
+                *slot = id;
             }
+            graph.edges.push(row);
         }
-        graph.edges.push(row);
-        cursor += 1;
+        cursor = graph.edges.len();
     }
     Ok(graph)
 }

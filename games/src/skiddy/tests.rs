@@ -1,7 +1,7 @@
 //! Analyser, replay and medal tests on hand-worked boards, and a cross-check of the
 //! analyser against a naive one that carries the combo-broken bits in its states.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use super::rules::{Board, State};
 use super::*;
@@ -21,7 +21,7 @@ fn analyze(lv: &SkiddyLevel) -> Analysis<String, SkiddyMetrics> {
     Skiddy::analyze(
         lv,
         &Limits {
-            max_states: 5_000_000,
+            max_states: 50_000_000,
             stop: &stop,
         },
     )
@@ -313,7 +313,7 @@ fn the_analyser_agrees_with_the_naive_one() {
 }
 
 #[test]
-fn the_fast_move_agrees_with_the_ticks_on_every_reachable_state() {
+fn the_fast_moves_agree_with_the_literal_ticks_on_every_reachable_state() {
     for seed in 200..260 {
         let lv = random_level(seed);
         let (board, start) = Board::compile(&lv);
@@ -326,10 +326,93 @@ fn the_fast_move_agrees_with_the_ticks_on_every_reachable_state() {
         for i in 0..graph.len() {
             let s = graph.state(i);
             for d in Dir::ALL {
-                if let Some(fast) = board.tilt_without_exits(s, d) {
-                    assert_eq!(fast, board.tilt_ticks(s, d), "seed {seed} state {i} {d:?}");
-                }
+                let literal = board.tilt_ticks(s, d);
+                assert_eq!(board.tilt(s, d), literal, "seed {seed} state {i} {d:?}");
             }
+        }
+    }
+}
+
+/// The benchmark level, of the write-up's largest kind: four reds, four yellows, a crate
+/// and an ice cube over 24 free cells (potential states 21,513,083,856).
+pub const BIG: [&str; 7] = [
+    "########",
+    "#r..#.yR",
+    "#.y..#r#",
+    "#..#c..#",
+    "Y.r...y#",
+    "#i.#r#y#",
+    "########",
+];
+
+#[test]
+#[ignore = "benchmark: cargo test --release -- --ignored --nocapture analyser_speed"]
+fn analyser_speed() {
+    let lv = level(&BIG);
+    Skiddy::validate(&lv).unwrap();
+    let started = std::time::Instant::now();
+    let a = analyze(&lv);
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "big level: {} states expanded in {:.3} s = {:.2} M states/s; par {:?} combo {:?} dead ends {} potential {:?}",
+        a.states,
+        secs,
+        a.states as f64 / secs / 1e6,
+        a.par,
+        a.extra.combo_par,
+        a.extra.dead_ends,
+        a.extra.potential_states
+    );
+}
+
+#[test]
+#[ignore = "experiment: SKIDDY_GRID='row/row/...' cargo test --release -- --ignored --nocapture explore_env"]
+fn explore_env_grid() {
+    let Ok(spec) = std::env::var("SKIDDY_GRID") else { return };
+    let rows: Vec<&str> = spec.split('/').collect();
+    let lv = level(&rows);
+    Skiddy::validate(&lv).unwrap();
+    let stop = Stop::never();
+    let started = std::time::Instant::now();
+    let a = Skiddy::analyze(&lv, &Limits { max_states: 4_000_000, stop: &stop });
+    let secs = started.elapsed().as_secs_f64();
+    match a {
+        Ok(a) => println!(
+            "{} states {:.3}s {:.2}M/s par {:?} combo {:?} dead {} breakable {} potential {:?}",
+            a.states, secs, a.states as f64 / secs / 1e6, a.par, a.extra.combo_par, a.extra.dead_ends, a.extra.breakable, a.extra.potential_states
+        ),
+        Err(e) => println!("{e} after {secs:.3}s"),
+    }
+}
+
+#[test]
+#[ignore = "experiment: looks for a benchmark level of about 1.3 million states"]
+fn find_big_level() {
+    for seed in 0..40u64 {
+        let mut rng = LevelRng::from_u64(seed);
+        let mut rows: Vec<Vec<char>> = vec![vec!['#'; 8]; 7];
+        let mut inner: Vec<(usize, usize)> = (1..6).flat_map(|y| (1..7).map(move |x| (x, y))).collect();
+        rng.shuffle(&mut inner);
+        for (i, &(x, y)) in inner.iter().enumerate() {
+            rows[y][x] = match i {
+                0..=5 => '#',
+                6..=9 => 'r',
+                10..=13 => 'y',
+                14 => 'c',
+                15 => 'i',
+                _ => '.',
+            };
+        }
+        rows[1 + rng.index(5)][7] = 'R';
+        rows[1 + rng.index(5)][0] = 'Y';
+        let lv = SkiddyLevel { width: 8, height: 7, grid: rows.into_iter().map(|r| r.into_iter().collect()).collect() };
+        let stop = Stop::never();
+        let started = std::time::Instant::now();
+        let a = Skiddy::analyze(&lv, &Limits { max_states: 1_700_000, stop: &stop });
+        let secs = started.elapsed().as_secs_f64();
+        match a {
+            Ok(a) => println!("seed {seed}: {} states {secs:.2}s par {:?} {:?}", a.states, a.par, lv.grid.join("/")),
+            Err(e) => println!("seed {seed}: {e}"),
         }
     }
 }
