@@ -370,29 +370,37 @@ impl Board {
             let cell = farthest_along::<D>(movers);
             movers &= !bit(cell);
             let kind = out.kind_at(cell);
-            // The first pit or piece ahead, else the last free cell (the cell itself when
-            // it faces a wall).
-            let hit = self.ray[D][cell] & (occupied | self.pits);
-            let first = nearest_along::<D>(hit | bit(self.ray_end[D][cell] as usize));
-            if self.exit_by_kind[kind as usize][D] & bit(first) & !hit != 0 {
-                return None;
+            // The first pit or piece on the free cells ahead, else the last of them.
+            let ray = self.ray[D][cell];
+            let hit = ray & (occupied | self.pits);
+            let stop = if hit == 0 {
+                let end = self.ray_end[D][cell] as usize;
+                if self.exit_by_kind[kind as usize][D] & bit(end) != 0 {
+                    return None;
+                }
+                end
+            } else {
+                let first = nearest_along::<D>(hit);
+                if occupied & bit(first) == 0 {
+                    first
+                } else if is_skiddy(kind)
+                    && crates & bit(first) != 0
+                    && wall_ahead & bit(first) == 0
+                    && occupied & bit(ahead::<D>(first)) == 0
+                {
+                    let beyond = ahead::<D>(first);
+                    out.relocate(first, beyond, CRATE);
+                    crates ^= bit(first) | bit(beyond);
+                    occupied ^= bit(first) | bit(beyond);
+                    first
+                } else {
+                    behind::<D>(first)
+                }
+            };
+            if stop != cell {
+                out.relocate(cell, stop, kind);
+                occupied ^= bit(cell) | bit(stop);
             }
-            let blocked = (occupied & !bit(cell)) & bit(first) != 0;
-            let mut stop = if blocked { behind::<D>(first) } else { first };
-            if blocked
-                && crates & bit(first) != 0
-                && is_skiddy(kind)
-                && wall_ahead & bit(first) == 0
-                && occupied & bit(ahead::<D>(first)) == 0
-            {
-                let beyond = ahead::<D>(first);
-                out.relocate(first, beyond, CRATE);
-                crates ^= bit(first) | bit(beyond);
-                occupied ^= bit(first) | bit(beyond);
-                stop = first;
-            }
-            out.relocate(cell, stop, kind);
-            occupied ^= bit(cell) ^ bit(stop);
         }
         Some(out)
     }

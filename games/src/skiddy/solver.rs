@@ -128,13 +128,19 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
             .all(|(&n, &all)| n == 0 || n == all);
         u8::from(Board::is_win(s)) * WIN | u8::from(intact) * INTACT
     };
+    // Room for the whole budget up to 2^20 states: memory is only touched when used, and
+    // the big graphs skip most of the copying of a growing vector.
+    let room = limits.max_states.clamp(1, 1 << 20) as usize;
     let mut graph = Graph {
-        keys: vec![start.key()],
-        edges: Vec::new(),
-        depth: vec![0],
-        flags: vec![classify(start)],
+        keys: Vec::with_capacity(room),
+        edges: Vec::with_capacity(room),
+        depth: Vec::with_capacity(room),
+        flags: Vec::with_capacity(room),
         expanded: 0,
     };
+    graph.keys.push(start.key());
+    graph.depth.push(0);
+    graph.flags.push(classify(start));
     let mut index = Index::new();
     index.intern(start.key(), 0);
     // States are expanded in batches: all their successors are computed first and their

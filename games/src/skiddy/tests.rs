@@ -373,8 +373,19 @@ fn explore_env_grid() {
     let lv = level(&rows);
     Skiddy::validate(&lv).unwrap();
     let stop = Stop::never();
+    let limits = Limits { max_states: 4_000_000, stop: &stop };
+    let (board, start) = Board::compile(&lv);
     let started = std::time::Instant::now();
-    let a = Skiddy::analyze(&lv, &Limits { max_states: 4_000_000, stop: &stop });
+    if let Ok(graph) = solver::explore(&board, start, &limits) {
+        let explored = started.elapsed().as_secs_f64();
+        let preds = graph.predecessors();
+        let pred_secs = started.elapsed().as_secs_f64() - explored;
+        drop(preds);
+        let _ = graph.findings(1_000_000);
+        println!("phases: explore {explored:.3}s preds {pred_secs:.3}s findings {:.3}s", started.elapsed().as_secs_f64() - explored - pred_secs);
+    }
+    let started = std::time::Instant::now();
+    let a = Skiddy::analyze(&lv, &limits);
     let secs = started.elapsed().as_secs_f64();
     match a {
         Ok(a) => println!(
@@ -414,5 +425,28 @@ fn find_big_level() {
             Ok(a) => println!("seed {seed}: {} states {secs:.2}s par {:?} {:?}", a.states, a.par, lv.grid.join("/")),
             Err(e) => println!("seed {seed}: {e}"),
         }
+    }
+}
+
+#[test]
+#[ignore = "experiment: SKIDDY_GRID=... time the moves alone over every reachable state"]
+fn tilt_speed_env_grid() {
+    let Ok(spec) = std::env::var("SKIDDY_GRID") else { return };
+    let rows: Vec<&str> = spec.split('/').collect();
+    let lv = level(&rows);
+    let (board, start) = Board::compile(&lv);
+    let stop = Stop::never();
+    let graph = solver::explore(&board, start, &Limits { max_states: 4_000_000, stop: &stop }).unwrap();
+    let states: Vec<State> = (0..graph.len()).map(|i| graph.state(i)).collect();
+    for _ in 0..3 {
+        let started = std::time::Instant::now();
+        let mut acc = 0u128;
+        for &s in &states {
+            for t in board.tilts(s) {
+                acc ^= t.key();
+            }
+        }
+        let secs = started.elapsed().as_secs_f64();
+        println!("{} states: {:.1} ns per state (4 moves) {}", states.len(), secs * 1e9 / states.len() as f64, acc & 1);
     }
 }
