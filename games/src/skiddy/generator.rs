@@ -103,18 +103,18 @@ pub fn tier(difficulty: Difficulty) -> Tier<SkiddyParams> {
             },
             7,
             Some(9),
-            200_000,
+            60_000,
         ),
         Difficulty::Expert => (
             SkiddyParams {
                 width: (7, 8),
                 height: (6, 7),
-                red: (2, 4),
+                red: (2, 3),
                 extra_kinds: (2, 2),
                 yellow: (2, 3),
-                crates: (1, 2),
+                crates: (1, 1),
                 ice: (1, 1),
-                statics_permille: (100, 200),
+                statics_permille: (150, 250),
                 pits_permille: 300,
                 exits_per_colour: (1, 1),
                 mixed_neighbours: false,
@@ -122,7 +122,7 @@ pub fn tier(difficulty: Difficulty) -> Tier<SkiddyParams> {
             },
             10,
             None,
-            300_000,
+            60_000,
         ),
     };
     Tier {
@@ -170,7 +170,9 @@ impl Layout {
 
     /// Inner cells holding `c`, in reading order.
     fn inner_with(&self, c: char) -> Vec<(usize, usize)> {
-        self.inner().filter(|&(x, y)| self.cells[y][x] == c).collect()
+        self.inner()
+            .filter(|&(x, y)| self.cells[y][x] == c)
+            .collect()
     }
 
     /// Whether the non-block inner cells form one orthogonally connected area.
@@ -201,11 +203,7 @@ pub fn generate(
     let mut layout = Layout::empty(w, h);
     place_statics(&mut layout, params, rng);
     let kinds = draw_movables(params, rng);
-    let colours: Vec<u8> = kinds
-        .iter()
-        .map(|&(k, _)| k)
-        .filter(|&k| k < ICE)
-        .collect();
+    let colours: Vec<u8> = kinds.iter().map(|&(k, _)| k).filter(|&k| k < ICE).collect();
     place_goals(&mut layout, params, &colours, rng)?;
     place_movables(&mut layout, &kinds, rng)?;
     unsolve(&layout, params, rng, limits)
@@ -298,7 +296,12 @@ fn place_goals(
     Ok(())
 }
 
-fn goal_weight(layout: &Layout, params: &SkiddyParams, letter: char, spot: (usize, usize, Dir)) -> u32 {
+fn goal_weight(
+    layout: &Layout,
+    params: &SkiddyParams,
+    letter: char,
+    spot: (usize, usize, Dir),
+) -> u32 {
     let (x, y, d) = spot;
     if layout.cells[y][x] != '#' {
         return 0;
@@ -306,7 +309,9 @@ fn goal_weight(layout: &Layout, params: &SkiddyParams, letter: char, spot: (usiz
     let neighbours = [(0i32, -1i32), (0, 1), (-1, 0), (1, 0)]
         .into_iter()
         .map(|(dx, dy)| (x as i32 + dx, y as i32 + dy))
-        .filter(|&(nx, ny)| nx >= 0 && ny >= 0 && (nx as usize) < layout.w && (ny as usize) < layout.h)
+        .filter(|&(nx, ny)| {
+            nx >= 0 && ny >= 0 && (nx as usize) < layout.w && (ny as usize) < layout.h
+        })
         .map(|(nx, ny)| layout.cells[ny as usize][nx as usize]);
     let clash = neighbours
         .filter(|&c| GOAL_LETTERS.contains(&c))
@@ -353,13 +358,21 @@ fn unsolve(
     let graph = solver::explore(&board, start, limits)?;
     let fair = fair_starts(&graph, &board, start);
     let (lo, hi) = params.perfect_moves;
-    let mut pars: Vec<u32> = fair.iter().map(|&(_, par)| par).filter(|p| (lo..=hi).contains(p)).collect();
+    let mut pars: Vec<u32> = fair
+        .iter()
+        .map(|&(_, par)| par)
+        .filter(|p| (lo..=hi).contains(p))
+        .collect();
     pars.sort_unstable();
     pars.dedup();
     let Some(&par) = rng.pick(&pars) else {
         return Err(Rejection::Candidate("no fair start in the window"));
     };
-    let at_par: Vec<usize> = fair.iter().filter(|&&(_, p)| p == par).map(|&(i, _)| i).collect();
+    let at_par: Vec<usize> = fair
+        .iter()
+        .filter(|&&(_, p)| p == par)
+        .map(|&(i, _)| i)
+        .collect();
     let &chosen = rng.pick(&at_par).expect("the par was drawn from these");
     Ok(with_movables(layout, graph.state(chosen)))
 }
@@ -398,7 +411,11 @@ fn with_movables(layout: &Layout, state: State) -> SkiddyLevel {
     let mut rows: Vec<Vec<char>> = layout
         .cells
         .iter()
-        .map(|row| row.iter().map(|&c| if "rybgci".contains(c) { '.' } else { c }).collect())
+        .map(|row| {
+            row.iter()
+                .map(|&c| if "rybgci".contains(c) { '.' } else { c })
+                .collect()
+        })
         .collect();
     for cell in 0..(STRIDE * 5) {
         let kind = state.kind_at(cell);

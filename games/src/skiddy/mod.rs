@@ -141,7 +141,8 @@ impl Puzzle for Skiddy {
             let next = board.tilt_ticks(state, dir);
             let (before, after) = (solver::colour_counts(state), solver::colour_counts(next));
             // A colour keeps its combo only if its first exits take all of it at once.
-            combo &= (0..COLOURS).all(|c| after[c] == before[c] || (after[c] == 0 && before[c] == full[c]));
+            combo &= (0..COLOURS)
+                .all(|c| after[c] == before[c] || (after[c] == 0 && before[c] == full[c]));
             state = next;
             if Board::is_win(state) {
                 status = Status::Won;

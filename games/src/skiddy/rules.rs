@@ -117,7 +117,9 @@ impl State {
     #[inline]
     pub fn mask(self, kind: u8) -> u32 {
         let pick = |plane: u32, on: bool| if on { plane } else { !plane };
-        pick(self.0[0], kind & 1 != 0) & pick(self.0[1], kind & 2 != 0) & pick(self.0[2], kind & 4 != 0)
+        pick(self.0[0], kind & 1 != 0)
+            & pick(self.0[1], kind & 2 != 0)
+            & pick(self.0[2], kind & 4 != 0)
     }
 
     /// Cells holding a skiddy of any colour.
@@ -812,7 +814,10 @@ mod tests {
         let rule = |rows: &[&str]| validate(&level(rows)).unwrap_err().rule;
         assert_eq!(rule(&["#####", "#r..#", "#...#", "##.##"]), "skiddy.border");
         assert_eq!(rule(&["#####", "#rR.#", "#...#", "#####"]), "skiddy.goal");
-        assert_eq!(rule(&["#####", "#ic.#", "#...#", "#####"]), "skiddy.skiddies");
+        assert_eq!(
+            rule(&["#####", "#ic.#", "#...#", "#####"]),
+            "skiddy.skiddies"
+        );
         assert_eq!(rule(&["#####", "#rx.#", "#...#", "#####"]), "grid.cell");
         assert_eq!(rule(&["####", "#r.#", "#..#", "####"]), "grid.size");
         assert_eq!(
