@@ -321,9 +321,12 @@ fn goal_weight(
     }
     let (dx, dy) = d.delta();
     let (ix, iy) = ((x as i32 - dx) as usize, (y as i32 - dy) as usize);
-    let rests = [(dy, dx), (-dy, -dx)]
-        .into_iter()
-        .any(|(px, py)| layout.cells[(iy as i32 + py) as usize][(ix as i32 + px) as usize] == '#');
+    // A wall (block, border or goal) across the line along the border stops a skiddy
+    // sliding along it right in front of the goal.
+    let rests = [(dy, dx), (-dy, -dx)].into_iter().any(|(px, py)| {
+        let c = layout.cells[(iy as i32 + py) as usize][(ix as i32 + px) as usize];
+        c == '#' || GOAL_LETTERS.contains(&c)
+    });
     if rests { 4 } else { 1 }
 }
 

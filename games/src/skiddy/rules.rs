@@ -168,8 +168,6 @@ impl State {
 /// The static part of a level, compiled for fast moves.
 #[derive(Clone, Debug)]
 pub struct Board {
-    pub width: usize,
-    pub height: usize,
     /// Inner cells that are not blocks (floor and pits).
     pub free: u32,
     pub pits: u32,
@@ -195,8 +193,6 @@ impl Board {
         let (w, h) = (level.width, level.height);
         let rows: Vec<Vec<char>> = level.grid.iter().map(|r| r.chars().collect()).collect();
         let mut board = Board {
-            width: w,
-            height: h,
             free: 0,
             pits: 0,
             wall_ahead: [0; 4],
@@ -252,10 +248,6 @@ impl Board {
     /// Inner cells that are goal-adjacent exits for `colour` (code) in direction d.
     pub fn exits(&self, colour: u8, d: Dir) -> u32 {
         self.exit_ahead[(colour - RED) as usize][d.index()]
-    }
-
-    pub fn wall_ahead(&self, d: Dir) -> u32 {
-        self.wall_ahead[d.index()]
     }
 
     pub fn is_win(state: State) -> bool {
