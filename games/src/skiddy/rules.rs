@@ -146,6 +146,15 @@ impl State {
         }
     }
 
+    /// Moves whatever piece is on `from` to the empty cell `to`.
+    #[inline]
+    pub fn shift(&mut self, from: usize, to: usize) {
+        let both = bit(from) | bit(to);
+        for plane in &mut self.0 {
+            *plane ^= both & ((*plane >> from) & 1).wrapping_neg();
+        }
+    }
+
     /// Removes every piece on `cells`.
     pub fn clear(&mut self, cells: u32) {
         for plane in &mut self.0 {
@@ -177,6 +186,8 @@ pub struct Board {
     /// Per colour (index code - 1): cells whose neighbour in direction d is a goal of
     /// that colour.
     exit_ahead: [[u32; 4]; COLOURS],
+    /// Cells facing a goal of any colour, per direction.
+    any_exit: [u32; 4],
     /// `exit_ahead` by piece code (0 for codes that are not skiddies).
     exit_by_kind: [[u32; 4]; 8],
     /// Per direction and cell: the free cells ahead, up to the first block or the border.
@@ -197,6 +208,7 @@ impl Board {
             pits: 0,
             wall_ahead: [0; 4],
             exit_ahead: [[0; 4]; COLOURS],
+            any_exit: [0; 4],
             exit_by_kind: [[0; 4]; 8],
             ray: [[0; 32]; 4],
             ray_end: [[0; 32]; 4],
@@ -231,6 +243,9 @@ impl Board {
         board.order = Dir::ALL.map(|d| farthest_first(board.free, d));
         for colour in 0..COLOURS {
             board.exit_by_kind[colour + RED as usize] = board.exit_ahead[colour];
+            for d in 0..4 {
+                board.any_exit[d] |= board.exit_ahead[colour][d];
+            }
         }
         for d in Dir::ALL {
             for cell in (0..32).filter(|&c| board.free & bit(c) != 0) {
@@ -278,8 +293,27 @@ impl Board {
 
     #[inline]
     fn tilt_toward<const D: usize>(&self, state: State) -> State {
+        if self.stuck::<D>(state) {
+            return state;
+        }
         self.slide::<D>(state)
             .unwrap_or_else(|| self.ticks::<D>(state))
+    }
+
+    /// Whether nothing can move in direction D: no mover has a free cell ahead, no
+    /// skiddy faces a goal, no skiddy faces a crate it could push. Then the first tick
+    /// moves nothing and the move ends: the common no-op, found without sliding.
+    #[inline]
+    fn stuck<const D: usize>(&self, state: State) -> bool {
+        let wall_ahead = self.wall_ahead[D];
+        let occupied = state.occupied();
+        let crates = state.mask(CRATE);
+        let skiddies = state.skiddies();
+        let blocked = wall_ahead | facing::<D>(occupied);
+        let free_crates = crates & !blocked;
+        (occupied & !crates & !blocked) == 0
+            && skiddies & self.any_exit[D] == 0
+            && skiddies & !wall_ahead & facing::<D>(free_crates) == 0
     }
 
     /// One move exactly as rules.md states it: ticks, each taking the sliding movables
@@ -363,13 +397,14 @@ impl Board {
         while movers != 0 {
             let cell = farthest_along::<D>(movers);
             movers &= !bit(cell);
-            let kind = out.kind_at(cell);
-            // The first pit or piece on the free cells ahead, else the last of them.
-            let ray = self.ray[D][cell];
-            let hit = ray & (occupied | self.pits);
+            // The first pit or piece on the free cells ahead, else the last of them. The
+            // piece's kind matters only at a goal or a crate: it is read only there.
+            let hit = self.ray[D][cell] & (occupied | self.pits);
             let stop = if hit == 0 {
                 let end = self.ray_end[D][cell] as usize;
-                if self.exit_by_kind[kind as usize][D] & bit(end) != 0 {
+                if self.any_exit[D] & bit(end) != 0
+                    && self.exit_by_kind[out.kind_at(cell) as usize][D] & bit(end) != 0
+                {
                     return None;
                 }
                 end
@@ -377,10 +412,10 @@ impl Board {
                 let first = nearest_along::<D>(hit);
                 if occupied & bit(first) == 0 {
                     first
-                } else if is_skiddy(kind)
-                    && crates & bit(first) != 0
+                } else if crates & bit(first) != 0
                     && wall_ahead & bit(first) == 0
                     && occupied & bit(ahead::<D>(first)) == 0
+                    && is_skiddy(out.kind_at(cell))
                 {
                     let beyond = ahead::<D>(first);
                     out.relocate(first, beyond, CRATE);
@@ -392,7 +427,7 @@ impl Board {
                 }
             };
             if stop != cell {
-                out.relocate(cell, stop, kind);
+                out.shift(cell, stop);
                 occupied ^= bit(cell) | bit(stop);
             }
         }
@@ -427,20 +462,19 @@ impl Board {
                     sliding &= !here;
                     continue;
                 }
-                let kind = state.kind_at(cell);
                 let next = ahead::<D>(cell);
                 let occupied = state.occupied();
                 if occupied & bit(next) != 0 {
-                    let pushable = is_skiddy(kind)
-                        && state.kind_at(next) == CRATE
+                    let pushable = state.kind_at(next) == CRATE
                         && pushed & bit(next) == 0
                         && wall_ahead & bit(next) == 0
-                        && occupied & bit(ahead::<D>(next)) == 0;
+                        && occupied & bit(ahead::<D>(next)) == 0
+                        && is_skiddy(state.kind_at(cell));
                     if pushable {
                         let beyond = ahead::<D>(next);
                         state.relocate(next, beyond, CRATE);
                         pushed |= bit(beyond);
-                        state.relocate(cell, next, kind);
+                        state.shift(cell, next);
                         sliding ^= here | bit(next);
                         moved = true;
                     } else {
@@ -448,7 +482,7 @@ impl Board {
                     }
                     continue;
                 }
-                state.relocate(cell, next, kind);
+                state.shift(cell, next);
                 moved = true;
                 sliding &= !here;
                 if self.pits & bit(next) == 0 {
@@ -486,6 +520,18 @@ fn behind<const D: usize>(cell: usize) -> usize {
         1 => cell.wrapping_sub(STRIDE),
         2 => cell + 1,
         _ => cell.wrapping_sub(1),
+    }
+}
+
+/// The cells whose neighbour along direction `D` is in `cells`. Shifting along a row
+/// wraps between a row's ends, but those cells face the border and callers mask them out.
+#[inline(always)]
+fn facing<const D: usize>(cells: u32) -> u32 {
+    match D {
+        0 => cells << STRIDE,
+        1 => cells >> STRIDE,
+        2 => cells << 1,
+        _ => cells >> 1,
     }
 }
 

@@ -408,3 +408,13 @@ fn generated_levels_are_fair_and_their_solution_earns_every_medal() {
         }
     }
 }
+
+#[test]
+#[ignore = "experiment: instruction counts under valgrind"]
+fn mid_level_analysis() {
+    let lv = level(&[
+        "########", "#r..#.yR", "#.y#.#r#", "#..#c..#", "Y.r...y#", "#i.#r#y#", "########",
+    ]);
+    let a = analyze(&lv);
+    println!("{} states", a.states);
+}
