@@ -103,7 +103,7 @@ pub fn tier(difficulty: Difficulty) -> Tier<SkiddyParams> {
             },
             7,
             Some(9),
-            60_000,
+            40_000,
         ),
         Difficulty::Expert => (
             SkiddyParams {
@@ -122,7 +122,7 @@ pub fn tier(difficulty: Difficulty) -> Tier<SkiddyParams> {
             },
             10,
             None,
-            60_000,
+            40_000,
         ),
     };
     Tier {
