@@ -159,7 +159,7 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
     let mut index = Index::new();
     index.intern(start.key(), 0);
     // States are expanded in batches: all their successors are computed first and their
-    // slots touched together, so the cache misses of a batch overlap instead of queueing.
+    // slots prefetched together, so the cache misses of a batch overlap instead of queueing.
     let mut successors: Vec<u128> = Vec::with_capacity(BATCH * 4);
     let mut cursor = 0;
     while cursor < graph.keys.len() {
