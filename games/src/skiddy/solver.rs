@@ -1,0 +1,448 @@
+//! The analyser: the complete state graph reachable from the start, then backward
+//! breadth-first passes over it for the figures of rules.md §2.
+//!
+//! A state is a board position (a 96-bit [`State`] key). The combo needs no extra bits
+//! in it: a colour's combo is broken exactly when some but not all of its skiddies are
+//! in play, so a path earns the combo exactly when every state on it is *intact* (each
+//! colour has all or none of its skiddies) — `combo_par` is a shortest path inside the
+//! intact states, and `breakable` asks whether a non-intact state can still win.
+
+use crate::core::{Dir, Exhausted, Limits};
+
+use super::rules::{Board, COLOURS, RED, State};
+
+/// No successor in that direction: the move changes nothing.
+pub const SAME: u32 = u32::MAX;
+pub const UNREACHABLE: u32 = u32::MAX;
+
+const WIN: u8 = 1;
+const INTACT: u8 = 2;
+const KEY_BITS: u32 = 96;
+const KEY_MASK: u128 = (1 << KEY_BITS) - 1;
+/// Not a key (keys have 96 bits): marks a move that changes nothing.
+const NO_KEY: u128 = u128::MAX;
+/// States expanded together (see [`explore`]).
+const BATCH: usize = 32;
+
+/// Open addressing over 96-bit keys; a slot holds `key | (id + 1) << 96`, 0 when empty.
+/// Key and id share one 16-byte slot, so a lookup touches one cache line.
+struct Index {
+    slots: Vec<u128>,
+    bits: u32,
+    len: usize,
+}
+
+/// Folded multiplies: the full 128-bit product mixes every key bit into both halves (a
+/// plain multiply only carries bits upwards, and the slot comes from the top bits).
+#[inline]
+fn hash(key: u128) -> u64 {
+    #[inline]
+    fn fold(a: u64, b: u64) -> u64 {
+        let product = u128::from(a) * u128::from(b);
+        product as u64 ^ (product >> 64) as u64
+    }
+    let (lo, hi) = (key as u64, (key >> 64) as u64);
+    fold(
+        fold(lo ^ 0x243F_6A88_85A3_08D3, 0x9E37_79B9_7F4A_7C15) ^ hi,
+        0xD6E8_FEB8_6659_FD93,
+    )
+}
+
+impl Index {
+    fn new() -> Index {
+        let bits = 12;
+        Index {
+            slots: vec![0; 1 << bits],
+            bits,
+            len: 0,
+        }
+    }
+
+    /// The id of `key`, inserting it as `id` if new; the flag says whether it was new.
+    #[inline]
+    fn intern(&mut self, key: u128, id: u32) -> (u32, bool) {
+        if (self.len + 1) * 10 > self.slots.len() * 7 {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (hash(key) >> (64 - self.bits)) as usize;
+        loop {
+            let slot = self.slots[i];
+            if slot == 0 {
+                self.slots[i] = key | (u128::from(id) + 1) << KEY_BITS;
+                self.len += 1;
+                return (id, true);
+            }
+            if slot & KEY_MASK == key {
+                return ((slot >> KEY_BITS) as u32 - 1, false);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Asks for the home slot of every key ahead of time, so that the misses are in
+    /// flight together and the interning that follows finds them in cache.
+    fn prefetch(&self, keys: &[u128]) {
+        for &key in keys.iter().filter(|&&k| k != NO_KEY) {
+            prefetch(&self.slots[(hash(key) >> (64 - self.bits)) as usize]);
+        }
+    }
+
+    fn grow(&mut self) {
+        self.bits += 1;
+        let old = std::mem::replace(&mut self.slots, vec![0; 1 << self.bits]);
+        let mask = self.slots.len() - 1;
+        for slot in old.into_iter().filter(|&s| s != 0) {
+            let mut i = (hash(slot & KEY_MASK) >> (64 - self.bits)) as usize;
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = slot;
+        }
+    }
+}
+
+/// A hint to the cache to fetch the line of `slot`; no effect on the program's meaning.
+#[inline(always)]
+fn prefetch(slot: &u128) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is only a hint and never faults; the pointer comes from a
+    // reference, and SSE (which has PREFETCHT0) is part of every x86_64 target.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((slot as *const u128).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
+}
+
+/// Skiddies per colour (index code - 1).
+pub fn colour_counts(state: State) -> [u32; COLOURS] {
+    std::array::from_fn(|c| state.mask(RED + c as u8).count_ones())
+}
+
+/// The reachable state graph; ids are in breadth-first order, the start is 0.
+pub struct Graph {
+    pub keys: Vec<u128>,
+    /// Successor per direction (in `Dir::ALL` order), or `SAME`; wins have none.
+    pub edges: Vec<[u32; 4]>,
+    /// Moves from the start.
+    pub depth: Vec<u32>,
+    flags: Vec<u8>,
+    /// States whose moves were computed: every non-winning state.
+    pub expanded: u64,
+}
+
+/// Explores every state reachable from `start`, within the state budget.
+pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Exhausted> {
+    let full = colour_counts(start);
+    let classify = |s: State| {
+        let intact = colour_counts(s)
+            .iter()
+            .zip(&full)
+            .all(|(&n, &all)| n == 0 || n == all);
+        (u8::from(Board::is_win(s)) * WIN) | (u8::from(intact) * INTACT)
+    };
+    // Room for the whole budget up to 2^20 states: memory is only touched when used, and
+    // the big graphs skip most of the copying of a growing vector.
+    let room = limits.max_states.clamp(1, 1 << 20) as usize;
+    let mut graph = Graph {
+        keys: Vec::with_capacity(room),
+        edges: Vec::with_capacity(room),
+        depth: Vec::with_capacity(room),
+        flags: Vec::with_capacity(room),
+        expanded: 0,
+    };
+    graph.keys.push(start.key());
+    graph.depth.push(0);
+    graph.flags.push(classify(start));
+    let mut index = Index::new();
+    index.intern(start.key(), 0);
+    // States are expanded in batches: all their successors are computed first and their
+    // slots prefetched together, so the cache misses of a batch overlap instead of queueing.
+    let mut successors: Vec<u128> = Vec::with_capacity(BATCH * 4);
+    let mut cursor = 0;
+    while cursor < graph.keys.len() {
+        let batch = cursor..(cursor + BATCH).min(graph.keys.len());
+        successors.clear();
+        for u in batch.clone() {
+            if graph.flags[u] & WIN != 0 {
+                successors.extend([NO_KEY; 4]);
+                continue;
+            }
+            graph.expanded += 1;
+            limits.tick(graph.expanded)?;
+            let state = State::from_key(graph.keys[u]);
+            let moves = board.tilts(state);
+            successors.extend(moves.map(|next| if next == state { NO_KEY } else { next.key() }));
+        }
+        index.prefetch(&successors);
+        for (u, moves) in batch.zip(successors.chunks_exact(4)) {
+            let depth = graph.depth[u] + 1;
+            let mut row = [SAME; 4];
+            for (slot, &key) in row.iter_mut().zip(moves).filter(|(_, k)| **k != NO_KEY) {
+                let fresh = graph.keys.len() as u32;
+                let (id, is_new) = index.intern(key, fresh);
+                if is_new {
+                    let next = State::from_key(key);
+                    graph.keys.push(key);
+                    graph.depth.push(depth);
+                    graph.flags.push(classify(next));
+                }
+                *slot = id;
+            }
+            graph.edges.push(row);
+        }
+        cursor = graph.edges.len();
+    }
+    Ok(graph)
+}
+
+/// Predecessor lists in compressed rows: the predecessors of `v` are
+/// `list[offsets[v]..offsets[v + 1]]`, one entry per edge.
+pub struct Preds {
+    offsets: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Preds {
+    pub fn of(&self, v: usize) -> &[u32] {
+        &self.list[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+    }
+}
+
+/// Everything the rules ask of a level, read off its graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Findings {
+    pub par: Option<u32>,
+    pub combo_par: Option<u32>,
+    /// A shortest win that earns the combo when `combo_par == par`, else a shortest win.
+    pub solution: Option<Vec<Dir>>,
+    pub solution_count: u64,
+    pub dead_ends: u64,
+    pub real_states: u64,
+    pub breakable: bool,
+    pub expanded: u64,
+}
+
+impl Graph {
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn is_win(&self, i: usize) -> bool {
+        self.flags[i] & WIN != 0
+    }
+
+    pub fn is_intact(&self, i: usize) -> bool {
+        self.flags[i] & INTACT != 0
+    }
+
+    pub fn state(&self, i: usize) -> State {
+        State::from_key(self.keys[i])
+    }
+
+    pub fn predecessors(&self) -> Preds {
+        let n = self.len();
+        let mut offsets = vec![0u32; n + 1];
+        for row in &self.edges {
+            for &v in row.iter().filter(|&&v| v != SAME) {
+                offsets[v as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut list = vec![0u32; offsets[n] as usize];
+        for (u, row) in self.edges.iter().enumerate() {
+            for &v in row.iter().filter(|&&v| v != SAME) {
+                list[fill[v as usize] as usize] = u as u32;
+                fill[v as usize] += 1;
+            }
+        }
+        Preds { offsets, list }
+    }
+
+    /// Fewest moves from each state to any of `sources`, stepping backwards only onto
+    /// states that `pass` admits (`UNREACHABLE` when none is reachable).
+    pub fn distances_to(
+        &self,
+        preds: &Preds,
+        sources: impl IntoIterator<Item = usize>,
+        pass: impl Fn(usize) -> bool,
+    ) -> Vec<u32> {
+        let mut dist = vec![UNREACHABLE; self.len()];
+        let mut queue: Vec<u32> = Vec::new();
+        for s in sources {
+            if dist[s] == UNREACHABLE {
+                dist[s] = 0;
+                queue.push(s as u32);
+            }
+        }
+        let mut head = 0;
+        while head < queue.len() {
+            let v = queue[head] as usize;
+            head += 1;
+            for &u in preds.of(v) {
+                let u = u as usize;
+                if dist[u] == UNREACHABLE && pass(u) {
+                    dist[u] = dist[v] + 1;
+                    queue.push(u as u32);
+                }
+            }
+        }
+        dist
+    }
+
+    /// One shortest way down `dist` from `from`: at each state the first direction (in
+    /// `Dir::ALL` order) whose successor is one step closer and admitted by `pass`.
+    pub fn descend(&self, from: usize, dist: &[u32], pass: impl Fn(usize) -> bool) -> Vec<Dir> {
+        let mut moves = Vec::with_capacity(dist[from] as usize);
+        let mut at = from;
+        while dist[at] > 0 {
+            let (dir, next) = Dir::ALL
+                .into_iter()
+                .map(|d| (d, self.edges[at][d.index()]))
+                .find(|&(_, v)| v != SAME && dist[v as usize] + 1 == dist[at] && pass(v as usize))
+                .expect("a state at finite distance has a step closer");
+            moves.push(dir);
+            at = next as usize;
+        }
+        moves
+    }
+
+    /// Move sequences of exactly `par` moves from the start to a win, saturating at `cap`.
+    pub fn count_shortest_wins(&self, preds: &Preds, par: u32, cap: u64) -> u64 {
+        let mut paths = vec![0u64; self.len()];
+        paths[0] = 1;
+        let mut total = 0u64;
+        for v in 0..self.len() {
+            let depth = self.depth[v];
+            if depth > par {
+                break;
+            }
+            for &u in preds.of(v) {
+                if self.depth[u as usize] + 1 == depth {
+                    paths[v] = (paths[v] + paths[u as usize]).min(cap);
+                }
+            }
+            if self.is_win(v) && depth == par {
+                total = (total + paths[v]).min(cap);
+            }
+        }
+        total
+    }
+
+    /// The rules' figures for the start (state 0).
+    pub fn findings(&self, solution_cap: u64) -> Findings {
+        let preds = self.predecessors();
+        let wins = || (0..self.len()).filter(|&i| self.is_win(i));
+        let dist = self.distances_to(&preds, wins(), |_| true);
+        let combo = self.distances_to(&preds, wins(), |i| self.is_intact(i));
+        let finite = |d: u32| (d != UNREACHABLE).then_some(d);
+        let (par, combo_par) = (finite(dist[0]), finite(combo[0]));
+        let solution = match (par, combo_par) {
+            (Some(p), Some(c)) if p == c => Some(self.descend(0, &combo, |i| self.is_intact(i))),
+            (Some(_), _) => Some(self.descend(0, &dist, |_| true)),
+            _ => None,
+        };
+        let live = || (0..self.len()).filter(|&i| !self.is_win(i));
+        Findings {
+            par,
+            combo_par,
+            solution,
+            solution_count: par.map_or(0, |p| self.count_shortest_wins(&preds, p, solution_cap)),
+            dead_ends: live().filter(|&i| dist[i] == UNREACHABLE).count() as u64,
+            real_states: live().count() as u64,
+            breakable: live().any(|i| !self.is_intact(i) && dist[i] != UNREACHABLE),
+            expanded: self.expanded,
+        }
+    }
+}
+
+/// The write-up's count of potential states: over every way of having `0..=n` skiddies
+/// of each colour in play except none at all, the distinguishable placements of those
+/// skiddies, the crates and the ice over the free cells. Exact: the largest board's
+/// figure is below 10^29, far inside `u128`.
+pub fn potential_states(free_cells: u32, skiddies: &[u32], crates: u32, ice: u32) -> u128 {
+    let mut total = 0u128;
+    let mut in_play = vec![0u32; skiddies.len()];
+    loop {
+        if in_play.iter().any(|&k| k > 0) {
+            let mut parts = in_play.clone();
+            parts.extend([crates, ice]);
+            total += placements(free_cells, &parts);
+        }
+        // Next combination, like an odometer with digit i running over 0..=skiddies[i].
+        let Some(i) = (0..in_play.len()).find(|&i| in_play[i] < skiddies[i]) else {
+            return total;
+        };
+        in_play[i] += 1;
+        in_play[..i].fill(0);
+    }
+}
+
+/// Distinguishable placements of pieces of the given kinds on `cells` cells (the rest
+/// empty): the multinomial coefficient, as a product of binomials.
+fn placements(cells: u32, kinds: &[u32]) -> u128 {
+    let mut left = cells;
+    let mut product = 1u128;
+    for &k in kinds {
+        if k > left {
+            return 0;
+        }
+        product *= binomial(left, k);
+        left -= k;
+    }
+    product
+}
+
+fn binomial(n: u32, k: u32) -> u128 {
+    let k = k.min(n - k);
+    (0..k).fold(1u128, |acc, i| acc * u128::from(n - i) / u128::from(i + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn potential_states_match_the_write_up() {
+        // Level 1-1: two reds over six free cells, 15 + 6.
+        assert_eq!(potential_states(6, &[2], 0, 0), 21);
+        // The 3x3 example: two pairs of two colours over eight cells.
+        assert_eq!(potential_states(8, &[2, 2], 0, 0), 884);
+        // The big level: four per colour, a crate and an ice cube over 24 cells.
+        assert_eq!(potential_states(24, &[4, 4], 1, 1), 21_513_083_856);
+    }
+
+    #[test]
+    fn potential_states_terms_by_hand() {
+        // One red alone on 3 cells: 3 placements. With one crate too: 3 * 2 = 6.
+        assert_eq!(potential_states(3, &[1], 0, 0), 3);
+        assert_eq!(potential_states(3, &[1], 1, 0), 6);
+        // Red 1 + yellow 1 on 2 cells: (1,0) 2, (0,1) 2, (1,1) 2.
+        assert_eq!(potential_states(2, &[1, 1], 0, 0), 6);
+        // The largest inner area packed with six kinds fits u128.
+        assert!(potential_states(30, &[5, 5, 5, 5], 5, 5) > u128::from(u64::MAX));
+    }
+
+    #[test]
+    fn index_finds_what_it_stored_across_growth() {
+        let mut index = Index::new();
+        for i in 0..10_000u32 {
+            let key = u128::from(i).wrapping_mul(0x1234_5678_9abc_def1) & KEY_MASK;
+            assert_eq!(index.intern(key, i), (i, true));
+        }
+        for i in (0..10_000u32).rev() {
+            let key = u128::from(i).wrapping_mul(0x1234_5678_9abc_def1) & KEY_MASK;
+            assert_eq!(index.intern(key, 99_999), (i, false));
+        }
+        assert_eq!(index.intern(0, 10_000), (0, false));
+    }
+}
