@@ -11,7 +11,14 @@ fn main() {
     let started = std::time::Instant::now();
     let mut states = 0;
     for seed in 1..=seeds {
-        states += game.generate(difficulty, seed, &Stop::never()).unwrap().summary.states;
+        states += game
+            .generate(difficulty, seed, &Stop::never())
+            .unwrap()
+            .summary
+            .states;
     }
-    println!("{seeds} levels in {:?} ({states} states in accepted analyses)", started.elapsed());
+    println!(
+        "{seeds} levels in {:?} ({states} states in accepted analyses)",
+        started.elapsed()
+    );
 }

@@ -47,7 +47,7 @@ impl StateSet {
         let hash = hash_words(state);
         let (stride, words) = (self.stride, &self.words);
         let row = |i: u32| &words[i as usize * stride..(i as usize + 1) * stride];
-        if let Some(&index) = self.table.find(hash, |&i| row(i) == state) {
+        if let Some(&index) = self.table.find(hash, |&i| same_row(row(i), state)) {
             return (index, false);
         }
         let index = self.len() as u32;
@@ -58,6 +58,12 @@ impl StateSet {
         });
         (index, true)
     }
+}
+
+/// Row equality without a `memcmp` call: rows are a handful of words.
+#[inline]
+fn same_row(a: &[u64], b: &[u64]) -> bool {
+    a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 fn hash_words(words: &[u64]) -> u64 {

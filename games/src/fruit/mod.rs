@@ -132,7 +132,7 @@ impl Puzzle for Fruit {
                     reason = Some(loss.describe().to_string());
                     break;
                 }
-                Ok(()) => state.copy_from_slice(&next),
+                Ok(_) => state.copy_from_slice(&next),
             }
             if board.is_win(&state) {
                 status = Status::Won;

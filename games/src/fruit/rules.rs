@@ -57,12 +57,14 @@ pub struct Board {
     mud: u64,
     /// Cells whose neighbour in direction d is a hedgehog.
     facing_hedgehog: [u64; 4],
-    /// Cells from which a step in direction d is forbidden by a one-way.
-    no_exit: [u64; 4],
+    /// Per direction and cell: the cells a lone movable would pass over sliding from there
+    /// (walls, beasts, the grid's edge and one-ways stop it; mud does not).
+    ray: [[u64; 64]; 4],
     /// Neighbour cell per direction, `NONE` outside the grid.
     next: [[u8; 64]; 4],
-    /// Inside cells, farthest along d first.
-    order: [Vec<u8>; 4],
+    /// Lines of cells across direction d (columns for L/R, rows for U/D), farthest along d
+    /// first. Movables on one line never meet during a slide, so each line is one batch.
+    lines: [Vec<u64>; 4],
     tongues: Vec<Tongue>,
 }
 
@@ -108,9 +110,9 @@ impl Board {
             solid,
             mud,
             facing_hedgehog: [0; 4],
-            no_exit: [0; 4],
+            ray: [[0; 64]; 4],
             next,
-            order: Dir::ALL.map(|d| farthest_first(w, h, d)),
+            lines: Dir::ALL.map(|d| farthest_lines_first(w, h, d)),
             tongues: Vec::new(),
         };
         for d in Dir::ALL {
@@ -121,17 +123,34 @@ impl Board {
                 }
             }
         }
+        let mut no_exit = [0u64; 4];
         for one_way in &level.one_ways {
             // Crossing from the neighbour back into (x, y) is the forbidden direction.
             let from = board.next[one_way.dir.index()][cell_of(one_way.x, one_way.y)];
             if from != NONE {
-                board.no_exit[one_way.dir.opposite().index()] |= bit(from as usize);
+                no_exit[one_way.dir.opposite().index()] |= bit(from as usize);
             }
         }
+        board.ray = Dir::ALL.map(|d| board.rays(d, no_exit[d.index()]));
         let mut anteaters = level.anteaters.clone();
         anteaters.sort_by_key(|a| (a.y, a.x));
         board.tongues = anteaters.iter().map(|a| board.tongue(a)).collect();
         (board, state)
+    }
+
+    fn rays(&self, d: Dir, no_exit: u64) -> [u64; 64] {
+        let next = &self.next[d.index()];
+        std::array::from_fn(|cell| {
+            let (mut ray, mut pos) = (0u64, cell);
+            while no_exit & bit(pos) == 0
+                && next[pos] != NONE
+                && self.solid & bit(next[pos] as usize) == 0
+            {
+                pos = next[pos] as usize;
+                ray |= bit(pos);
+            }
+            ray
+        })
     }
 
     fn tongue(&self, anteater: &Arrow) -> Tongue {
@@ -147,59 +166,74 @@ impl Board {
     /// One tilt of `state` in direction `d`, written to `out` (rules.md §1 steps 1-5).
     pub fn tilt(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Step {
         match self.tilt_explained(state, d, out) {
-            Ok(()) if out == state => Step::Same,
-            Ok(()) => Step::Moved,
+            Ok(true) => Step::Moved,
+            Ok(false) => Step::Same,
             Err(_) => Step::Lost,
         }
     }
 
-    /// As [`Board::tilt`], saying why a lost tilt was lost.
-    pub fn tilt_explained(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<(), Loss> {
+    /// As [`Board::tilt`]: `Ok(changed)`, or why the tilt lost. A board that changed
+    /// nothing in steps 1 and 4 cannot match a pair in step 5 (no reachable board has a
+    /// matching pair), so "nothing moved" means "not a move".
+    pub fn tilt_explained(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<bool, Loss> {
         let colours = self.letters.len();
         let occupied = state.iter().fold(0, |acc, w| acc | w);
         out.fill(0);
         let mut stopped = 0u64;
-        let (next, no_exit) = (&self.next[d.index()], self.no_exit[d.index()]);
-        for &cell in &self.order[d.index()] {
-            let b = bit(cell as usize);
-            if occupied & b == 0 {
-                continue;
+        let mut moved = false;
+        for &line in &self.lines[d.index()] {
+            let mut batch = occupied & line;
+            while batch != 0 {
+                let cell = batch.trailing_zeros() as usize;
+                batch &= batch - 1;
+                let kind = (0..state.len())
+                    .find(|&i| state[i] & bit(cell) != 0)
+                    .expect("occupied");
+                let end = self.slide(cell, d, kind < colours, stopped)?;
+                moved |= end != cell;
+                stopped |= bit(end);
+                out[kind] |= bit(end);
             }
-            let kind = state.iter().position(|w| w & b != 0).expect("occupied");
-            let is_fruit = kind < colours;
-            let mut pos = cell as usize;
-            loop {
-                let n = next[pos];
-                if no_exit & bit(pos) != 0 || n == NONE {
-                    break;
-                }
-                let nb = bit(n as usize);
-                if (self.solid | stopped) & nb != 0 {
-                    break;
-                }
-                if is_fruit && self.mud & nb != 0 {
-                    return Err(Loss::Sank);
-                }
-                pos = n as usize;
-            }
-            stopped |= bit(pos);
-            out[kind] |= bit(pos);
         }
         let fruit = out[..colours].iter().fold(0, |acc, w| acc | w);
         if fruit & self.facing_hedgehog[d.index()] != 0 {
             return Err(Loss::Eaten);
         }
-        self.pull_tongues(out)?;
+        moved |= self.pull_tongues(out)?;
         for word in &mut out[..colours] {
             if has_adjacent_pair(*word) {
                 *word = 0;
             }
         }
-        Ok(())
+        Ok(moved)
     }
 
-    /// Step 4: each anteater in reading order pulls the first fruit its tongue sees.
-    fn pull_tongues(&self, out: &mut [u64]) -> Result<(), Loss> {
+    /// Where a movable starting on `cell` stops (step 1), or `Sank` (step 2): its static
+    /// ray cut short before the nearest movable already stopped on it.
+    #[inline]
+    fn slide(&self, cell: usize, d: Dir, is_fruit: bool, stopped: u64) -> Result<usize, Loss> {
+        let ray = self.ray[d.index()][cell];
+        let blockers = ray & stopped;
+        let toward_high_bits = matches!(d, Dir::R | Dir::D);
+        let path = match (blockers, toward_high_bits) {
+            (0, _) => ray,
+            (_, true) => ray & ((blockers & blockers.wrapping_neg()) - 1),
+            (_, false) => ray & !((1u64 << (63 - blockers.leading_zeros())) << 1).wrapping_sub(1),
+        };
+        if is_fruit && path & self.mud != 0 {
+            return Err(Loss::Sank);
+        }
+        Ok(match (path, toward_high_bits) {
+            (0, _) => cell,
+            (_, true) => 63 - path.leading_zeros() as usize,
+            (_, false) => path.trailing_zeros() as usize,
+        })
+    }
+
+    /// Step 4: each anteater in reading order pulls the first fruit its tongue sees;
+    /// `Ok(true)` when one did.
+    fn pull_tongues(&self, out: &mut [u64]) -> Result<bool, Loss> {
+        let mut pulled = false;
         let colours = self.letters.len();
         for tongue in &self.tongues {
             let Some(&front) = tongue.ray.first() else {
@@ -213,6 +247,7 @@ impl Board {
                 }
                 if let Some(kind) = out[..colours].iter().position(|w| w & b != 0) {
                     if cell != front {
+                        pulled = true;
                         out[kind] = (out[kind] & !b) | bit(front as usize);
                         if self.mud & bit(front as usize) != 0 {
                             return Err(Loss::PulledIntoMud);
@@ -222,7 +257,7 @@ impl Board {
                 }
             }
         }
-        Ok(())
+        Ok(pulled)
     }
 
     pub fn is_win(&self, state: &[u64]) -> bool {
@@ -264,17 +299,15 @@ fn neighbour_table(w: usize, h: usize) -> [[u8; 64]; 4] {
     next
 }
 
-fn farthest_first(w: usize, h: usize, d: Dir) -> Vec<u8> {
-    let mut cells: Vec<(i32, u8)> = (0..h)
-        .flat_map(|y| (0..w).map(move |x| (x, y)))
-        .map(|(x, y)| {
-            let (dx, dy) = d.delta();
-            let progress = x as i32 * dx + y as i32 * dy;
-            (-progress, cell_of(x, y) as u8)
-        })
-        .collect();
-    cells.sort_unstable();
-    cells.into_iter().map(|(_, c)| c).collect()
+fn farthest_lines_first(w: usize, h: usize, d: Dir) -> Vec<u64> {
+    let column = |x: usize| (0..h).fold(0, |m, y| m | bit(cell_of(x, y)));
+    let row = |y: usize| (0..w).fold(0, |m, x| m | bit(cell_of(x, y)));
+    match d {
+        Dir::R => (0..w).rev().map(column).collect(),
+        Dir::L => (0..w).map(column).collect(),
+        Dir::D => (0..h).rev().map(row).collect(),
+        Dir::U => (0..h).map(row).collect(),
+    }
 }
 
 /// Checks every rule of the fruit level format.
