@@ -249,7 +249,7 @@ impl Graph {
             let (dir, next) = Dir::ALL
                 .into_iter()
                 .map(|d| (d, self.edges[at as usize][d.index()]))
-                .find(|&(_, v)| v < LOST && dist[v as usize] + 1 == dist[at as usize])
+                .find(|&(_, v)| v < LOST && dist[v as usize] == dist[at as usize] - 1)
                 .expect("a state at finite distance has a step closer");
             moves.push(dir);
             at = next;
@@ -309,6 +309,31 @@ mod tests {
         // Only state 0 cannot win.
         assert_eq!(g.dead_ends(&dist), 1);
         assert_eq!(g.edges[1][Dir::L.index()], LOST);
+    }
+
+    #[test]
+    fn solution_walk_skips_moves_into_dead_ends() {
+        // From 1, U (tried first) falls into the trap 0; D wins.
+        let tilt = |s: &[u64], d: Dir, out: &mut [u64]| match (s[0], d) {
+            (1, Dir::U) => {
+                out[0] = 0;
+                Step::Moved
+            }
+            (1, Dir::D) => {
+                out[0] = 2;
+                Step::Moved
+            }
+            _ => Step::Same,
+        };
+        let stop = Stop::never();
+        let limits = Limits {
+            max_states: 10,
+            stop: &stop,
+        };
+        let g = explore(&[1], &limits, 10, tilt, |s| s[0] == 2).unwrap();
+        let dist = g.distance_to_win();
+        assert_eq!(g.shortest_win_from(0, &dist), Some(vec![Dir::D]));
+        assert_eq!(g.dead_ends(&dist), 1);
     }
 
     #[test]
