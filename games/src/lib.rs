@@ -12,6 +12,7 @@ pub mod svg;
 pub mod tilt;
 
 pub mod fruit;
+pub mod hashi;
 
 pub use crate::core::{
     Analysis, Difficulty, Dir, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status,

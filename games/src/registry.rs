@@ -3,7 +3,10 @@
 
 use crate::game::{Adapter, Game};
 
-static GAMES: &[&dyn Game] = &[&Adapter::<crate::fruit::Fruit>::NEW];
+static GAMES: &[&dyn Game] = &[
+    &Adapter::<crate::fruit::Fruit>::NEW,
+    &Adapter::<crate::hashi::Hashi>::NEW,
+];
 
 /// Every game, in a fixed order.
 pub fn all() -> &'static [&'static dyn Game] {

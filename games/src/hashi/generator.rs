@@ -1,0 +1,916 @@
+//! The Hashi Flow generator, after the write-up's working method: grow the board node by
+//! node, each new node joined to the network by a path through free cells, until every
+//! cell is used; the node numbers are then read off the links. The candidate is kept
+//! only when the solver proves it has exactly one solution. When the solver finds a
+//! second solution, the generator turns a cell where the two drawings differ into a node
+//! (splitting the intended link there): the intended drawing stays a solution and every
+//! old drawing that ran through that cell is gone. It repeats that a few times before
+//! giving the candidate up.
+
+use serde::Serialize;
+
+use super::rules::Board;
+use super::solver::{self, Steps};
+use super::{HashiLevel, SOLUTION_CAP};
+use crate::core::{Difficulty, Dir, Exhausted, Limits, Rejection, Tier};
+use crate::rng::LevelRng;
+
+/// Generator parameters of one tier.
+#[derive(Clone, Debug, Serialize)]
+pub struct HashiParams {
+    /// Board side.
+    pub size: u32,
+    /// Empty cells, per mille of the board, that growth aims for (inclusive range); the
+    /// write-up's 0.625..0.75 of the board.
+    pub free_permille: (u32, u32),
+    /// Longest path, in cells, one growth step draws (the write-up: corner to corner).
+    pub max_link: u32,
+    /// Odds per mille that a growth step ends on an existing node rather than a new one
+    /// while the node budget lasts (beyond it, always an existing node where possible).
+    pub join_permille: u32,
+    /// Cells turned into nodes at the divergence of a second solution before the
+    /// candidate is given up.
+    pub max_edits: u32,
+}
+
+pub fn tier(difficulty: Difficulty) -> Tier<HashiParams> {
+    let (size, max_link, par_min, par_max) = match difficulty {
+        Difficulty::Easy => (5, 4, 5, Some(11)),
+        Difficulty::Medium => (6, 4, 9, Some(16)),
+        Difficulty::Hard => (7, 4, 13, Some(22)),
+        Difficulty::Expert => (9, 4, 22, None),
+    };
+    Tier {
+        params: HashiParams {
+            size,
+            free_permille: (625, 750),
+            max_link,
+            join_permille: 250,
+            max_edits: 12,
+        },
+        par_min,
+        par_max,
+        requires: vec![
+            "exactly one solution (solution_count = 1, proven by the exact solver)",
+            "the board side is the tier's size",
+        ],
+        max_attempts: 2000,
+        max_states: 2_000_000,
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Spot {
+    Free,
+    Node,
+    Link,
+}
+
+/// A board under construction: nodes, links (cell lists with nodes at both ends) and the
+/// free cells still to cover.
+#[derive(Clone)]
+struct Sketch {
+    shape: Board,
+    spot: Vec<Spot>,
+    links: Vec<Vec<usize>>,
+    /// The steps of `links`.
+    steps: Vec<u8>,
+    free: usize,
+    nodes: usize,
+}
+
+/// How a growth step may close its link.
+struct Closing {
+    /// Prefer a new node at the end over an existing one.
+    want_new: bool,
+    /// A new node at the end is allowed at all.
+    allow_new: bool,
+    /// Refuse links that complete a switch.
+    strict: bool,
+}
+
+/// Candidate weights by how many free neighbours a cell has (0..=4): tight cells first,
+/// so that growth hugs what is already drawn and strands few cells (Warnsdorff's rule).
+const TIGHT_FIRST: [u32; 5] = [16, 8, 3, 1, 1];
+
+impl Sketch {
+    fn new(n: usize) -> Sketch {
+        Sketch {
+            shape: Board {
+                n,
+                number: vec![0; n * n],
+            },
+            spot: vec![Spot::Free; n * n],
+            links: Vec::new(),
+            steps: vec![0; n * n],
+            free: n * n,
+            nodes: 0,
+        }
+    }
+
+    fn free_neighbours(&self, cell: usize) -> impl Iterator<Item = usize> + '_ {
+        self.shape
+            .neighbours(cell)
+            .filter(|&nb| self.spot[nb] == Spot::Free)
+    }
+
+    fn add_node(&mut self, cell: usize) {
+        debug_assert_eq!(self.spot[cell], Spot::Free);
+        self.spot[cell] = Spot::Node;
+        self.free -= 1;
+        self.nodes += 1;
+    }
+
+    fn add_link(&mut self, link: Vec<usize>) {
+        for &cell in &link[1..link.len() - 1] {
+            self.spot[cell] = Spot::Link;
+            self.free -= 1;
+        }
+        add_steps(&self.shape, &mut self.steps, &link);
+        self.links.push(link);
+    }
+
+    /// Picks one of `cells`, tight ones first; `exclude` are taken as not free.
+    fn pick_tight(&self, cells: &[usize], exclude: &[usize], rng: &mut LevelRng) -> usize {
+        let weights: Vec<u32> = cells
+            .iter()
+            .map(|&c| {
+                let free = self
+                    .free_neighbours(c)
+                    .filter(|nb| !exclude.contains(nb))
+                    .count();
+                TIGHT_FIRST[free]
+            })
+            .collect();
+        cells[rng.weighted(&weights).expect("positive weights")]
+    }
+
+    /// The free cell with the fewest free neighbours (ties at random): the one most at
+    /// risk of being enclosed, so the next link covers it (Warnsdorff's rule again).
+    fn most_endangered(&self, rng: &mut LevelRng) -> Option<usize> {
+        let mut best = Vec::new();
+        let mut fewest = usize::MAX;
+        for cell in (0..self.spot.len()).filter(|&c| self.spot[c] == Spot::Free) {
+            let free = self.free_neighbours(cell).count();
+            if free < fewest {
+                fewest = free;
+                best.clear();
+            }
+            if free == fewest {
+                best.push(cell);
+            }
+        }
+        rng.pick(&best).copied()
+    }
+
+    /// One growth step: a link through the most endangered free cell, drawn from a node
+    /// next to it, or from the cell itself made a new node and linked into the network.
+    /// With `strict`, only links that complete no switch. False when none is found.
+    fn grow_link(
+        &mut self,
+        params: &HashiParams,
+        node_budget: usize,
+        strict: bool,
+        rng: &mut LevelRng,
+    ) -> bool {
+        const TRIES: usize = 3;
+        let Some(target) = self.most_endangered(rng) else {
+            return false;
+        };
+        let want_new = self.nodes < node_budget && !rng.chance(params.join_permille, 1000);
+        let mut anchors: Vec<usize> = self
+            .shape
+            .neighbours(target)
+            .filter(|&nb| self.spot[nb] == Spot::Node)
+            .collect();
+        rng.shuffle(&mut anchors);
+        let closing = Closing {
+            want_new,
+            allow_new: true,
+            strict,
+        };
+        for _ in 0..TRIES {
+            for &anchor in &anchors {
+                if let Some(found) = self.draw_from(anchor, target, &closing, params, rng) {
+                    self.commit(found);
+                    return true;
+                }
+            }
+        }
+        let starts: Vec<usize> = self.free_neighbours(target).collect();
+        if starts.is_empty() {
+            return false;
+        }
+        let closing = Closing {
+            want_new: false,
+            allow_new: false,
+            strict,
+        };
+        for _ in 0..TRIES {
+            let first = self.pick_tight(&starts, &[target], rng);
+            if let Some(found) = self.draw_from(target, first, &closing, params, rng) {
+                self.add_node(target);
+                self.commit(found);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A growth step from a random node with free neighbours, as the write-up grows.
+    fn grow_anywhere(
+        &mut self,
+        params: &HashiParams,
+        node_budget: usize,
+        strict: bool,
+        rng: &mut LevelRng,
+    ) -> bool {
+        let mut anchors: Vec<usize> = (0..self.spot.len())
+            .filter(|&c| self.spot[c] == Spot::Node && self.free_neighbours(c).next().is_some())
+            .collect();
+        rng.shuffle(&mut anchors);
+        let closing = Closing {
+            want_new: self.nodes < node_budget && !rng.chance(params.join_permille, 1000),
+            allow_new: true,
+            strict,
+        };
+        for anchor in anchors {
+            let starts: Vec<usize> = self.free_neighbours(anchor).collect();
+            let first = self.pick_tight(&starts, &[], rng);
+            if let Some(found) = self.draw_from(anchor, first, &closing, params, rng) {
+                self.commit(found);
+                return true;
+            }
+        }
+        false
+    }
+
+    fn commit(&mut self, (link, new_node): (Vec<usize>, bool)) {
+        if new_node {
+            self.add_node(*link.last().expect("a link has ends"));
+        }
+        self.add_link(link);
+    }
+
+    /// A random walk from `anchor` through free cells starting at `first`, closed at the
+    /// longest prefix whose last cell touches a node other than `anchor` (or, when
+    /// allowed, a free cell for a new node). Returns the link and whether its last node
+    /// is new.
+    fn draw_from(
+        &self,
+        anchor: usize,
+        first: usize,
+        closing: &Closing,
+        params: &HashiParams,
+        rng: &mut LevelRng,
+    ) -> Option<(Vec<usize>, bool)> {
+        let mut walk = vec![first];
+        let length = rng.range(1, params.max_link) as usize;
+        while walk.len() < length {
+            let last = *walk.last().expect("walk is not empty");
+            let onward: Vec<usize> = self
+                .free_neighbours(last)
+                .filter(|&c| c != anchor && !walk.contains(&c))
+                .collect();
+            if onward.is_empty() {
+                break;
+            }
+            let mut taken = walk.clone();
+            taken.push(anchor);
+            walk.push(self.pick_tight(&onward, &taken, rng));
+        }
+        for len in (1..=walk.len()).rev() {
+            let prefix = &walk[..len];
+            let end = prefix[len - 1];
+            let mut nodes: Vec<usize> = self
+                .shape
+                .neighbours(end)
+                .filter(|&nb| self.spot[nb] == Spot::Node && nb != anchor)
+                .collect();
+            rng.shuffle(&mut nodes);
+            let mut spots: Vec<usize> = if closing.allow_new {
+                self.free_neighbours(end)
+                    .filter(|&c| c != anchor && !prefix.contains(&c))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let mut tight_spots = Vec::with_capacity(spots.len());
+            while !spots.is_empty() {
+                let pick = self.pick_tight(&spots, prefix, rng);
+                spots.retain(|&c| c != pick);
+                tight_spots.push(pick);
+            }
+            let new_ends = tight_spots.iter().map(|&c| (c, true));
+            let old_ends = nodes.iter().map(|&c| (c, false));
+            let options: Vec<(usize, bool)> = if closing.want_new || nodes.is_empty() {
+                new_ends.chain(old_ends).collect()
+            } else {
+                old_ends.chain(new_ends).collect()
+            };
+            for (b, new_node) in options {
+                let mut link = Vec::with_capacity(len + 2);
+                link.push(anchor);
+                link.extend_from_slice(prefix);
+                link.push(b);
+                if !closing.strict || !self.creates_switch(&link) {
+                    return Some((link, new_node));
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether drawing `link` (its last node possibly new) would complete a switch: a 2x2
+    /// square whose parallel pair of steps could turn 90 degrees with every degree kept.
+    /// A square with all four corners drawn is final: drawn cells have both their steps.
+    fn creates_switch(&self, link: &[usize]) -> bool {
+        let mut steps = self.steps.clone();
+        add_steps(&self.shape, &mut steps, link);
+        let drawn = |c: usize| self.spot[c] != Spot::Free || link.contains(&c);
+        let node = |c: usize| self.spot[c] == Spot::Node || c == link[0] || c == link[link.len() - 1];
+        let n = self.shape.n;
+        link.iter().any(|&v| {
+            let (x, y) = self.shape.xy(v);
+            let xs = x.saturating_sub(1)..=x.min(n - 2);
+            xs.flat_map(|sx| (y.saturating_sub(1)..=y.min(n - 2)).map(move |sy| (sx, sy)))
+                .any(|(sx, sy)| {
+                    let corners = square(&self.shape, sx, sy);
+                    corners.iter().all(|&c| drawn(c)) && is_switch(&steps, corners, node)
+                })
+        })
+    }
+
+    /// Where (link index, position) `cell` sits on a link, if it is a link cell.
+    fn position(&self, cell: usize) -> Option<(usize, usize)> {
+        self.links.iter().enumerate().find_map(|(i, link)| {
+            link[1..link.len() - 1]
+                .iter()
+                .position(|&c| c == cell)
+                .map(|p| (i, p + 1))
+        })
+    }
+
+    /// Whether `cell` can become a node splitting its link in two (a cell on both sides).
+    fn splittable(&self, cell: usize) -> bool {
+        self.position(cell)
+            .is_some_and(|(i, p)| p >= 2 && p + 2 < self.links[i].len())
+    }
+
+    /// Turns link cell `cell` into a node with two links, one to each old end.
+    fn split(&mut self, cell: usize) {
+        let (i, p) = self.position(cell).expect("a link cell");
+        let tail = self.links[i].split_off(p);
+        self.links[i].push(cell);
+        self.links.push(tail);
+        self.spot[cell] = Spot::Node;
+        self.nodes += 1;
+    }
+
+    /// The node at the end of link `i` next to its cell at position `p`, if `p` is an end
+    /// position.
+    fn end_node(&self, i: usize, p: usize) -> Option<usize> {
+        let link = &self.links[i];
+        if p == 1 {
+            Some(link[0])
+        } else if p == link.len() - 2 {
+            Some(link[link.len() - 1])
+        } else {
+            None
+        }
+    }
+
+    fn links_at(&self, node: usize) -> usize {
+        self.links
+            .iter()
+            .map(|l| usize::from(l[0] == node) + usize::from(l[l.len() - 1] == node))
+            .sum()
+    }
+
+    /// Whether end cell `cell` can become a node with one link (the rest of its link):
+    /// the link keeps a cell, and the node it leaves keeps a link and the network stays
+    /// in one piece.
+    fn detachable(&self, cell: usize) -> bool {
+        let Some((i, p)) = self.position(cell) else {
+            return false;
+        };
+        let Some(old) = self.end_node(i, p) else {
+            return false;
+        };
+        self.links[i].len() >= 4
+            && self.links_at(old) >= 2
+            && self.connected_with(i, old, cell, Some(cell))
+    }
+
+    /// A node other than the link's own ends that end cell `cell` could attach to
+    /// instead, keeping every node linked and the network in one piece.
+    fn re_end_target(&self, cell: usize) -> Option<usize> {
+        let (i, p) = self.position(cell)?;
+        let old = self.end_node(i, p)?;
+        let link = &self.links[i];
+        let (a, b) = (link[0], link[link.len() - 1]);
+        if self.links_at(old) < 2 {
+            return None;
+        }
+        self.shape.neighbours(cell).find(|&nb| {
+            self.spot[nb] == Spot::Node
+                && nb != a
+                && nb != b
+                && self.links_at(nb) < 4
+                && self.connected_with(i, old, nb, None)
+        })
+    }
+
+    /// Whether the nodes stay one network when link `i` has its end `old` replaced by
+    /// `new` (and `extra`, if any, becomes a node too).
+    fn connected_with(&self, i: usize, old: usize, new: usize, extra: Option<usize>) -> bool {
+        let mut parent: Vec<usize> = (0..self.spot.len()).collect();
+        fn root(parent: &mut [usize], mut v: usize) -> usize {
+            while parent[v] != v {
+                parent[v] = parent[parent[v]];
+                v = parent[v];
+            }
+            v
+        }
+        for (j, link) in self.links.iter().enumerate() {
+            let (mut a, mut b) = (link[0], link[link.len() - 1]);
+            if j == i {
+                if a == old {
+                    a = new;
+                } else {
+                    b = new;
+                }
+            }
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            parent[ra] = rb;
+        }
+        let mut nodes = (0..self.spot.len())
+            .filter(|&c| self.spot[c] == Spot::Node || Some(c) == extra);
+        let first = nodes.next().map(|c| root(&mut parent, c));
+        nodes.all(|c| Some(root(&mut parent, c)) == first)
+    }
+
+    /// Moves the end of `cell`'s link from its node to `target`.
+    fn re_end(&mut self, cell: usize, target: usize) {
+        let (i, p) = self.position(cell).expect("a link cell");
+        let link = &mut self.links[i];
+        if p == 1 {
+            link[0] = target;
+        } else {
+            let last = link.len() - 1;
+            link[last] = target;
+        }
+    }
+
+    /// Turns end cell `cell` into a node holding the rest of its link.
+    fn detach(&mut self, cell: usize) {
+        let (i, p) = self.position(cell).expect("a link cell");
+        let link = &mut self.links[i];
+        if p == 1 {
+            link.remove(0);
+        } else {
+            link.pop();
+        }
+        self.spot[cell] = Spot::Node;
+        self.nodes += 1;
+    }
+
+    /// Changes the drawing at `cell` by whichever edit fits it: a link end moved to
+    /// another node, else a node made there; false when none fits.
+    fn edit(&mut self, cell: usize) -> bool {
+        if let Some(target) = self.re_end_target(cell) {
+            self.re_end(cell, target);
+        } else if !self.make_node(cell) {
+            return false;
+        }
+        self.steps = solver::steps_of(&self.shape, &self.links);
+        true
+    }
+
+    fn editable(&self, cell: usize) -> bool {
+        self.splittable(cell) || self.detachable(cell) || self.re_end_target(cell).is_some()
+    }
+
+    /// Makes a node at link cell `cell` (splitting or detaching its link); false when
+    /// neither fits.
+    fn make_node(&mut self, cell: usize) -> bool {
+        if self.splittable(cell) {
+            self.split(cell);
+        } else if self.detachable(cell) {
+            self.detach(cell);
+            self.steps = solver::steps_of(&self.shape, &self.links);
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// Growth is stuck with free cells left. A free cell next to the end cell of a link
+    /// becomes a node and takes that link end over (when the node it leaves keeps a link
+    /// and the network stays whole); failing that, a link cell next to a free cell
+    /// becomes a node, which gives growth a new anchor. False when neither fits.
+    fn open_pocket(&mut self, rng: &mut LevelRng) -> bool {
+        let mut free: Vec<usize> = (0..self.spot.len())
+            .filter(|&c| self.spot[c] == Spot::Free)
+            .collect();
+        rng.shuffle(&mut free);
+        for &cell in &free {
+            let mut ends: Vec<usize> = self.shape.neighbours(cell).collect();
+            rng.shuffle(&mut ends);
+            for end in ends {
+                if self.take_over(cell, end) {
+                    return true;
+                }
+            }
+        }
+        for cell in free {
+            let options: Vec<usize> = self
+                .shape
+                .neighbours(cell)
+                .filter(|&nb| self.splittable(nb) || self.detachable(nb))
+                .collect();
+            if let Some(&c) = rng.pick(&options) {
+                return self.make_node(c);
+            }
+        }
+        false
+    }
+
+    /// Makes free cell `cell` a node that takes over the end of `end`'s link, if `end` is
+    /// the end cell of a link whose node there keeps another link, with the network whole.
+    fn take_over(&mut self, cell: usize, end: usize) -> bool {
+        let Some((i, p)) = self.position(end) else {
+            return false;
+        };
+        let Some(old) = self.end_node(i, p) else {
+            return false;
+        };
+        if self.links_at(old) < 2 || !self.connected_with(i, old, cell, Some(cell)) {
+            return false;
+        }
+        let link = &mut self.links[i];
+        if p == 1 {
+            link[0] = cell;
+        } else {
+            let last = link.len() - 1;
+            link[last] = cell;
+        }
+        self.spot[cell] = Spot::Node;
+        self.free -= 1;
+        self.nodes += 1;
+        self.steps = solver::steps_of(&self.shape, &self.links);
+        true
+    }
+
+    fn board(&self) -> Board {
+        let mut number = vec![0u8; self.spot.len()];
+        for link in &self.links {
+            number[link[0]] += 1;
+            number[link[link.len() - 1]] += 1;
+        }
+        Board {
+            n: self.shape.n,
+            number,
+        }
+    }
+}
+
+/// Adds the steps of `link` to `steps`.
+fn add_steps(shape: &Board, steps: &mut [u8], link: &[usize]) {
+    for pair in link.windows(2) {
+        let d = Dir::ALL
+            .into_iter()
+            .find(|&d| shape.neighbour(pair[0], d) == Some(pair[1]))
+            .expect("links step to neighbours");
+        steps[pair[0]] |= 1 << d.index();
+        steps[pair[1]] |= 1 << d.opposite().index();
+    }
+}
+
+/// The corners of the 2x2 square with top-left (x, y): top-left, top-right, bottom-left,
+/// bottom-right.
+fn square(shape: &Board, x: usize, y: usize) -> [usize; 4] {
+    [
+        shape.cell(x, y),
+        shape.cell(x + 1, y),
+        shape.cell(x, y + 1),
+        shape.cell(x + 1, y + 1),
+    ]
+}
+
+/// Whether a square is a switch: one pair of parallel sides on, the other pair off but
+/// real edges (not between two nodes), so that turning the pair keeps every degree.
+fn is_switch(steps: &[u8], [a, b, c, d]: [usize; 4], node: impl Fn(usize) -> bool) -> bool {
+    let on = |v: usize, dir: Dir| steps[v] & (1 << dir.index()) != 0;
+    let edge = |u: usize, v: usize| !(node(u) && node(v));
+    let (ab, cd, ac, bd) = (on(a, Dir::R), on(c, Dir::R), on(a, Dir::D), on(b, Dir::D));
+    let turn_down = ab && cd && !ac && !bd && edge(a, c) && edge(b, d);
+    let turn_across = ac && bd && !ab && !cd && edge(a, b) && edge(c, d);
+    turn_down || turn_across
+}
+
+/// Grows a fully covered board: each step draws a link that completes no switch where
+/// one can, any link where not, and opens a pocket with a new node when no link fits.
+fn grow(params: &HashiParams, rng: &mut LevelRng) -> Result<Sketch, Rejection> {
+    let n = params.size as usize;
+    let cells = (n * n) as u32;
+    let (lo, hi) = params.free_permille;
+    let free_target = rng.range((lo * cells).div_ceil(1000), hi * cells / 1000) as usize;
+    let node_budget = n * n - free_target;
+    let mut sketch = Sketch::new(n);
+    sketch.add_node(rng.index(n * n));
+    let mut steps = 0;
+    while sketch.free > 0 {
+        steps += 1;
+        if steps > 4 * n * n {
+            return Err(Rejection::Candidate("growth did not finish"));
+        }
+        let grown = sketch.grow_link(params, node_budget, true, rng)
+            || sketch.grow_anywhere(params, node_budget, true, rng)
+            || sketch.grow_link(params, node_budget, false, rng)
+            || sketch.grow_anywhere(params, node_budget, false, rng)
+            || sketch.open_pocket(rng);
+        if !grown {
+            return Err(Rejection::Candidate("stranded cell"));
+        }
+    }
+    Ok(sketch)
+}
+
+/// A grown board of side `size` before any uniqueness edit (for tests), if growth
+/// finished.
+#[cfg(test)]
+pub(super) fn grown_board(size: u32, rng: &mut LevelRng) -> Option<Board> {
+    let mut params = tier(Difficulty::Easy).params;
+    params.size = size;
+    grow(&params, rng).ok().map(|sketch| sketch.board())
+}
+
+/// One candidate: a grown board, edited until the solver proves it unique.
+pub fn generate(
+    params: &HashiParams,
+    rng: &mut LevelRng,
+    limits: &Limits,
+) -> Result<HashiLevel, Rejection> {
+    let mut sketch = grow(params, rng)?;
+    for _ in 0..=params.max_edits {
+        let board = sketch.board();
+        let intended = solver::steps_of(&board, &sketch.links);
+        let search = solver::solve_near(&board, SOLUTION_CAP, 2, Some(&intended), limits)
+            .map_err(|e| match e {
+                Exhausted::Stopped => Rejection::Stopped,
+                Exhausted::States(_) => Rejection::Candidate("state budget"),
+            })?;
+        if search.count == 1 {
+            let n = board.n;
+            return Ok(HashiLevel {
+                width: n,
+                height: n,
+                grid: board.to_grid(),
+            });
+        }
+        let Some(other) = search.found.iter().find(|s| **s != intended) else {
+            return Err(Rejection::Candidate("intended drawing not found"));
+        };
+        match divergence(&sketch, &intended, other, rng) {
+            Some(Edit::Node(cell)) => sketch.make_node(cell),
+            Some(Edit::Any(cell)) => sketch.make_node(cell),
+            None => return Err(Rejection::Candidate("ambiguous, no edit")),
+        };
+    }
+    Err(Rejection::Candidate("ambiguous after edits"))
+}
+
+/// An edit that rules out `other` while keeping the intended drawing.
+#[derive(Clone, Copy, Debug)]
+enum Edit {
+    /// Make a node of a cell that `other` steps from into a node: the two become
+    /// neighbouring nodes, which no step joins, so every drawing with that step is gone.
+    Node(usize),
+    /// Make a node of a cell where the drawings differ.
+    Any(usize),
+}
+
+/// Chooses an edit at the divergence of `other` from the intended drawing.
+fn divergence(
+    sketch: &Sketch,
+    intended: &Steps,
+    other: &Steps,
+    rng: &mut LevelRng,
+) -> Option<Edit> {
+    let shape = &sketch.shape;
+    let steps_into_node = |c: usize| {
+        Dir::ALL.into_iter().any(|d| {
+            other[c] & !intended[c] & (1 << d.index()) != 0
+                && shape
+                    .neighbour(c, d)
+                    .is_some_and(|nb| sketch.spot[nb] == Spot::Node)
+        })
+    };
+    let cells = (0..intended.len()).filter(|&c| sketch.spot[c] == Spot::Link);
+    let killers: Vec<usize> = cells
+        .clone()
+        .filter(|&c| steps_into_node(c) && (sketch.splittable(c) || sketch.detachable(c)))
+        .collect();
+    if let Some(&c) = rng.pick(&killers) {
+        return Some(Edit::Node(c));
+    }
+    let options: Vec<usize> = cells
+        .filter(|&c| intended[c] != other[c] && (sketch.splittable(c) || sketch.detachable(c)))
+        .collect();
+    rng.pick(&options).map(|&c| Edit::Any(c))
+}
+
+#[cfg(test)]
+mod probe {
+    use super::*;
+    use crate::core::Stop;
+    use std::time::Instant;
+
+    /// 2x2 squares (top-left cell) whose on-pair of parallel steps can turn 90 degrees.
+    fn switches(board: &Board, steps: &[u8]) -> Vec<usize> {
+        use crate::core::Dir;
+        let n = board.n;
+        let bit = |d: Dir| 1u8 << d.index();
+        let edge = |a: usize, b: usize| !(board.is_node(a) && board.is_node(b));
+        let mut out = vec![];
+        for y in 0..n - 1 {
+            for x in 0..n - 1 {
+                let (a, b, c, d) = (board.cell(x, y), board.cell(x + 1, y), board.cell(x, y + 1), board.cell(x + 1, y + 1));
+                let ab = steps[a] & bit(Dir::R) != 0;
+                let cd = steps[c] & bit(Dir::R) != 0;
+                let ac = steps[a] & bit(Dir::D) != 0;
+                let bd = steps[b] & bit(Dir::D) != 0;
+                let horizontal = ab && cd && !ac && !bd && edge(a, c) && edge(b, d);
+                let vertical = ac && bd && !ab && !cd && edge(a, b) && edge(c, d);
+                if horizontal || vertical { out.push(a); }
+            }
+        }
+        out
+    }
+
+    fn show(sk: &Sketch) -> String {
+        let board = sk.board();
+        let mut t = crate::hashi::tests::sketch(&board, &sk.steps);
+        // mark free cells
+        let mut chars: Vec<char> = t.chars().collect();
+        let width = 2 * board.n + 1;
+        for c in 0..board.cells() {
+            if sk.spot[c] == Spot::Free {
+                let (x, y) = board.xy(c);
+                chars[2 * y * width + 2 * x] = '.';
+            }
+        }
+        t = chars.into_iter().collect();
+        t
+    }
+
+    #[test]
+    #[ignore]
+    fn show_stranded() {
+        let params = tier(Difficulty::Medium).params;
+        let mut rng = LevelRng::from_u64(3);
+        for _ in 0..4 {
+            let n = params.size as usize;
+            let mut sketch = Sketch::new(n);
+            sketch.add_node(rng.index(n * n));
+            while sketch.free > 0 {
+                if !sketch.grow_link(&params, 12, true, &mut rng) && !sketch.grow_link(&params, 12, false, &mut rng) && !sketch.open_pocket(&mut rng) {
+                    println!("{}", show(&sketch));
+                    break;
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn switch_free_alternatives() {
+        use crate::hashi::tests::sketch as draw;
+        let stop = Stop::never();
+        let limits = Limits { max_states: 2_000_000, stop: &stop };
+        let params = tier(Difficulty::Medium).params;
+        let mut rng = LevelRng::from_u64(11);
+        let mut shown = 0;
+        for _ in 0..100 {
+            let Ok(sk) = grow(&params, &mut rng) else { continue };
+            let board = sk.board();
+            let intended = solver::steps_of(&board, &sk.links);
+            if !switches(&board, &intended).is_empty() { continue; }
+            let s = solver::solve_near(&board, 2, 2, Some(&intended), &limits).unwrap();
+            if s.count < 2 { continue; }
+            println!("{}\n{}\n------", draw(&board, &intended), draw(&board, &s.found[1]));
+            shown += 1;
+            if shown == 4 { break; }
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn switch_census() {
+        let stop = Stop::never();
+        let limits = Limits { max_states: 20_000_000, stop: &stop };
+        for d in Difficulty::ALL {
+            let params = tier(d).params;
+            let mut rng = LevelRng::from_u64(7);
+            let mut rows = vec![];
+            let mut why = std::collections::BTreeMap::new();
+            for _ in 0..30 {
+                let sk = match grow(&params, &mut rng) { Ok(sk) => sk, Err(e) => { *why.entry(format!("{e:?}")).or_insert(0) += 1; continue } };
+                let board = sk.board();
+                let steps = solver::steps_of(&board, &sk.links);
+                let sw = switches(&board, &steps).len();
+                let s = solver::solve(&board, 100_000, 0, &limits).unwrap();
+                rows.push((sw, s.count));
+            }
+            rows.sort();
+            println!("{d}: {:?} {why:?}", rows);
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn counts_of_grown() {
+        let stop = Stop::never();
+        let limits = Limits { max_states: 20_000_000, stop: &stop };
+        for d in Difficulty::ALL {
+            let params = tier(d).params;
+            let mut rng = LevelRng::from_u64(7);
+            let mut counts = vec![];
+            let started = Instant::now();
+            for _ in 0..30 {
+                let Ok(sk) = grow(&params, &mut rng) else { continue };
+                let board = sk.board();
+                let s = solver::solve(&board, 100_000, 0, &limits);
+                counts.push(s.map(|s| (s.count, board.empty_cells() * 1000 / board.cells())).unwrap_or((u64::MAX, 0)));
+            }
+            counts.sort();
+            println!("{d} {:?}: {:?}", started.elapsed(), counts);
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn edit_traces() {
+        let stop = Stop::never();
+        let limits = Limits { max_states: 2_000_000, stop: &stop };
+        let params = tier(Difficulty::Medium).params;
+        let mut rng = LevelRng::from_u64(5);
+        for _ in 0..12 {
+            let Ok(mut sk) = grow(&params, &mut rng) else { continue };
+            let mut trace = String::new();
+            for _ in 0..30 {
+                let board = sk.board();
+                let intended = solver::steps_of(&board, &sk.links);
+                let s = solver::solve_near(&board, 2, 2, Some(&intended), &limits).unwrap();
+                if s.count == 1 { trace.push_str(" UNIQUE"); break; }
+                let other = &s.found[1];
+                let diff = (0..board.cells()).filter(|&c| intended[c] != other[c]).count();
+                match divergence(&sk, &intended, other, &mut rng) {
+                    Some(Edit::Node(c)) => { let k = if sk.splittable(c) {"S"} else {"D"}; trace.push_str(&format!(" {k}{diff}")); sk.make_node(c); }
+                    Some(Edit::Any(c)) => { let k = if sk.splittable(c) {"s"} else {"d"}; trace.push_str(&format!(" {k}{diff}")); sk.make_node(c); }
+                    None => { trace.push_str(&format!(" STUCK{diff}")); break; }
+                }
+            }
+            println!("{trace}");
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn edits_needed() {
+        let stop = Stop::never();
+        let limits = Limits { max_states: 2_000_000, stop: &stop };
+        for d in Difficulty::ALL {
+            let params = tier(d).params;
+            let mut rng = LevelRng::from_u64(5);
+            let (mut ok, mut grown, mut stuck, mut edits_ok, mut ratio, mut solves) = (0, 0, 0, vec![], vec![], 0u64);
+            let started = Instant::now();
+            for _ in 0..60 {
+                let Ok(mut sk) = grow(&params, &mut rng) else { continue };
+                grown += 1;
+                let start_nodes = sk.nodes;
+                for e in 0..=80 {
+                    let board = sk.board();
+                    solves += 1;
+                    let intended = solver::steps_of(&board, &sk.links);
+                    let s = solver::solve_near(&board, 2, 2, Some(&intended), &limits).unwrap();
+                    if s.count == 1 {
+                        ok += 1;
+                        edits_ok.push(e);
+                        ratio.push((board.empty_cells() * 1000 / board.cells(), sk.nodes - start_nodes));
+                        break;
+                    }
+                    let other = s.found.iter().find(|f| **f != intended).unwrap();
+                    match divergence(&sk, &intended, other, &mut rng) {
+                        Some(Edit::Node(c)) => { sk.make_node(c); }
+                        Some(Edit::Any(c)) => { sk.make_node(c); }
+                        None => { stuck += 1; break; }
+                    }
+                }
+            }
+            edits_ok.sort();
+            println!("{d}: grown {grown}/60 unique {ok} stuck {stuck} solves {solves} {:?} edits {:?}\n   ratio,added {:?}", started.elapsed(), edits_ok, ratio);
+        }
+    }
+}
