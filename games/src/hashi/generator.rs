@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 use super::rules::Board;
-use super::solver::{self, Steps};
+use super::solver::{self, Steps, Technique};
 use super::{HashiLevel, SOLUTION_CAP};
 use crate::core::{Difficulty, Dir, Exhausted, Limits, Rejection, Tier};
 use crate::rng::LevelRng;
@@ -21,38 +21,49 @@ pub struct HashiParams {
     /// Board side.
     pub size: u32,
     /// Empty cells, per mille of the board, that growth aims for (inclusive range); the
-    /// write-up's 0.625..0.75 of the board.
+    /// write-up's 0.625..0.75 of the board. (Growth stops adding nodes once the budget
+    /// this leaves is used up; repairs and uniqueness edits may add a few more.)
     pub free_permille: (u32, u32),
-    /// Longest path, in cells, one growth step draws (the write-up: corner to corner).
+    /// Longest path, in cells, one growth step draws. The write-up allowed corner to
+    /// corner; short steps keep the board dense with clues, which is what makes a level
+    /// unique, and the lengths of links still vary since growth may close at any node.
     pub max_link: u32,
     /// Odds per mille that a growth step ends on an existing node rather than a new one
-    /// while the node budget lasts (beyond it, always an existing node where possible).
+    /// while the node budget lasts (beyond it, an existing node wherever one fits).
     pub join_permille: u32,
-    /// Cells turned into nodes at the divergence of a second solution before the
-    /// candidate is given up.
+    /// Uniqueness edits (a cell at the divergence of a second solution made a node)
+    /// before the candidate is given up.
     pub max_edits: u32,
+    /// The reasoning a level may need, weakest and strongest (see `technique`).
+    pub technique: (Technique, Technique),
+    /// Links growth may rip up (to draw a stranded area again) before it gives up.
+    pub rip_ups: u32,
 }
 
 pub fn tier(difficulty: Difficulty) -> Tier<HashiParams> {
-    let (size, max_link, par_min, par_max) = match difficulty {
-        Difficulty::Easy => (5, 4, 5, Some(11)),
-        Difficulty::Medium => (6, 4, 9, Some(16)),
-        Difficulty::Hard => (7, 4, 13, Some(22)),
-        Difficulty::Expert => (9, 4, 22, None),
+    use Technique::{Chains, Degrees, Search};
+    let (size, par_min, par_max, technique, requires) = match difficulty {
+        Difficulty::Easy => (5, 5, Some(12), (Degrees, Chains), "solvable without guessing"),
+        Difficulty::Medium => (6, 10, Some(18), (Degrees, Search), "any reasoning"),
+        Difficulty::Hard => (7, 15, Some(25), (Chains, Search), "needs more than degrees"),
+        Difficulty::Expert => (9, 26, None, (Chains, Search), "needs more than degrees"),
     };
     Tier {
         params: HashiParams {
             size,
             free_permille: (625, 750),
-            max_link,
+            max_link: 4,
             join_permille: 250,
             max_edits: 12,
+            technique,
+            rip_ups: 4 * size,
         },
         par_min,
         par_max,
         requires: vec![
             "exactly one solution (solution_count = 1, proven by the exact solver)",
             "the board side is the tier's size",
+            requires,
         ],
         max_attempts: 2000,
         max_states: 2_000_000,
@@ -77,6 +88,26 @@ struct Sketch {
     steps: Vec<u8>,
     free: usize,
     nodes: usize,
+    /// Nodes growth may make before it prefers closing links at existing ones.
+    node_budget: usize,
+}
+
+/// A link cut through a node to cover a hole (see [`Sketch::splices`]).
+#[derive(Clone, Copy, Debug)]
+struct Splice {
+    hole: usize,
+    link: usize,
+    /// The cut falls between the link's cells `at` and `at + 1`.
+    at: usize,
+    node: usize,
+}
+
+/// A way to cover a free cell growth could not reach.
+#[derive(Clone, Copy, Debug)]
+enum Repair {
+    Splice(Splice),
+    /// The free cell becomes a node and takes over the end of the link at this cell.
+    TakeOver(usize, usize),
 }
 
 /// How a growth step may close its link.
@@ -105,6 +136,7 @@ impl Sketch {
             steps: vec![0; n * n],
             free: n * n,
             nodes: 0,
+            node_budget: 0,
         }
     }
 
@@ -402,36 +434,10 @@ impl Sketch {
             && self.connected_with(i, old, cell, Some(cell))
     }
 
-    /// A node other than the link's own ends that end cell `cell` could attach to
-    /// instead, keeping every node linked and the network in one piece.
-    fn re_end_target(&self, cell: usize) -> Option<usize> {
-        let (i, p) = self.position(cell)?;
-        let old = self.end_node(i, p)?;
-        let link = &self.links[i];
-        let (a, b) = (link[0], link[link.len() - 1]);
-        if self.links_at(old) < 2 {
-            return None;
-        }
-        self.shape.neighbours(cell).find(|&nb| {
-            self.spot[nb] == Spot::Node
-                && nb != a
-                && nb != b
-                && self.links_at(nb) < 4
-                && self.connected_with(i, old, nb, None)
-        })
-    }
-
     /// Whether the nodes stay one network when link `i` has its end `old` replaced by
     /// `new` (and `extra`, if any, becomes a node too).
     fn connected_with(&self, i: usize, old: usize, new: usize, extra: Option<usize>) -> bool {
         let mut parent: Vec<usize> = (0..self.spot.len()).collect();
-        fn root(parent: &mut [usize], mut v: usize) -> usize {
-            while parent[v] != v {
-                parent[v] = parent[parent[v]];
-                v = parent[v];
-            }
-            v
-        }
         for (j, link) in self.links.iter().enumerate() {
             let (mut a, mut b) = (link[0], link[link.len() - 1]);
             if j == i {
@@ -441,25 +447,13 @@ impl Sketch {
                     b = new;
                 }
             }
-            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
             parent[ra] = rb;
         }
         let mut nodes = (0..self.spot.len())
             .filter(|&c| self.spot[c] == Spot::Node || Some(c) == extra);
-        let first = nodes.next().map(|c| root(&mut parent, c));
-        nodes.all(|c| Some(root(&mut parent, c)) == first)
-    }
-
-    /// Moves the end of `cell`'s link from its node to `target`.
-    fn re_end(&mut self, cell: usize, target: usize) {
-        let (i, p) = self.position(cell).expect("a link cell");
-        let link = &mut self.links[i];
-        if p == 1 {
-            link[0] = target;
-        } else {
-            let last = link.len() - 1;
-            link[last] = target;
-        }
+        let first = nodes.next().map(|c| find(&mut parent, c));
+        nodes.all(|c| Some(find(&mut parent, c)) == first)
     }
 
     /// Turns end cell `cell` into a node holding the rest of its link.
@@ -473,22 +467,6 @@ impl Sketch {
         }
         self.spot[cell] = Spot::Node;
         self.nodes += 1;
-    }
-
-    /// Changes the drawing at `cell` by whichever edit fits it: a link end moved to
-    /// another node, else a node made there; false when none fits.
-    fn edit(&mut self, cell: usize) -> bool {
-        if let Some(target) = self.re_end_target(cell) {
-            self.re_end(cell, target);
-        } else if !self.make_node(cell) {
-            return false;
-        }
-        self.steps = solver::steps_of(&self.shape, &self.links);
-        true
-    }
-
-    fn editable(&self, cell: usize) -> bool {
-        self.splittable(cell) || self.detachable(cell) || self.re_end_target(cell).is_some()
     }
 
     /// Makes a node at link cell `cell` (splitting or detaching its link); false when
@@ -505,22 +483,33 @@ impl Sketch {
         true
     }
 
-    /// Growth is stuck with free cells left. A free cell next to the end cell of a link
-    /// becomes a node and takes that link end over (when the node it leaves keeps a link
-    /// and the network stays whole); failing that, a link cell next to a free cell
-    /// becomes a node, which gives growth a new anchor. False when neither fits.
-    fn open_pocket(&mut self, rng: &mut LevelRng) -> bool {
+    /// Growth is stuck with free cells left: covers or opens a pocket with a splice or a
+    /// take-over (see [`Sketch::splices`], [`Sketch::can_take_over`]) or, failing that,
+    /// by making a link cell next to a free cell a node (a new anchor for growth). With
+    /// `clean`, only repairs that complete no switch (a new node never does). False
+    /// when nothing fits.
+    fn repair(&mut self, clean: bool, rng: &mut LevelRng) -> bool {
         let mut free: Vec<usize> = (0..self.spot.len())
             .filter(|&c| self.spot[c] == Spot::Free)
             .collect();
         rng.shuffle(&mut free);
+        let mut repairs: Vec<Repair> = Vec::new();
         for &cell in &free {
-            let mut ends: Vec<usize> = self.shape.neighbours(cell).collect();
-            rng.shuffle(&mut ends);
-            for end in ends {
-                if self.take_over(cell, end) {
-                    return true;
+            repairs.extend(self.splices(cell).into_iter().map(Repair::Splice));
+            for end in self.shape.neighbours(cell) {
+                if self.can_take_over(cell, end) {
+                    repairs.push(Repair::TakeOver(cell, end));
                 }
+            }
+        }
+        rng.shuffle(&mut repairs);
+        let switches = self.final_switches();
+        for &repair in &repairs {
+            let mut trial = self.clone();
+            trial.apply(repair);
+            if !clean || trial.final_switches() <= switches {
+                *self = trial;
+                return true;
             }
         }
         for cell in free {
@@ -536,18 +525,146 @@ impl Sketch {
         false
     }
 
-    /// Makes free cell `cell` a node that takes over the end of `end`'s link, if `end` is
-    /// the end cell of a link whose node there keeps another link, with the network whole.
-    fn take_over(&mut self, cell: usize, end: usize) -> bool {
+    /// Removes a link next to a free cell (its cells become free again, and so does an
+    /// end node left with no link), keeping the rest of the network in one piece.
+    fn rip_up(&mut self, rng: &mut LevelRng) -> bool {
+        let mut free: Vec<usize> = (0..self.spot.len())
+            .filter(|&c| self.spot[c] == Spot::Free)
+            .collect();
+        rng.shuffle(&mut free);
+        for cell in free {
+            let mut near: Vec<usize> = self
+                .shape
+                .neighbours(cell)
+                .filter_map(|nb| self.position(nb).map(|(i, _)| i))
+                .collect();
+            near.sort_unstable();
+            near.dedup();
+            rng.shuffle(&mut near);
+            if let Some(&i) = near.iter().find(|&&i| self.removable(i)) {
+                self.remove_link(i);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether removing link `i` (and any end node it leaves with no link) keeps the
+    /// remaining nodes in one network.
+    fn removable(&self, i: usize) -> bool {
+        let mut parent: Vec<usize> = (0..self.spot.len()).collect();
+        let mut linked = vec![false; self.spot.len()];
+        for (_, link) in self.links.iter().enumerate().filter(|&(j, _)| j != i) {
+            let (a, b) = (link[0], link[link.len() - 1]);
+            linked[a] = true;
+            linked[b] = true;
+            let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+            parent[ra] = rb;
+        }
+        let mut nodes = (0..self.spot.len()).filter(|&c| self.spot[c] == Spot::Node && linked[c]);
+        let Some(first) = nodes.next() else {
+            return false;
+        };
+        let root = find(&mut parent, first);
+        nodes.all(|c| find(&mut parent, c) == root)
+    }
+
+    fn remove_link(&mut self, i: usize) {
+        let link = self.links.swap_remove(i);
+        for &cell in &link[1..link.len() - 1] {
+            self.spot[cell] = Spot::Free;
+            self.free += 1;
+        }
+        for end in [link[0], link[link.len() - 1]] {
+            if self.links_at(end) == 0 {
+                self.spot[end] = Spot::Free;
+                self.free += 1;
+                self.nodes -= 1;
+            }
+        }
+        self.steps = solver::steps_of(&self.shape, &self.links);
+    }
+
+    /// Switches among the squares whose four corners are drawn (those are final).
+    fn final_switches(&self) -> usize {
+        let n = self.shape.n;
+        let node = |c: usize| self.spot[c] == Spot::Node;
+        (0..n - 1)
+            .flat_map(|y| (0..n - 1).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let corners = square(&self.shape, x, y);
+                corners.iter().all(|&c| self.spot[c] != Spot::Free)
+                    && is_switch(&self.steps, corners, node)
+            })
+            .count()
+    }
+
+    fn apply(&mut self, repair: Repair) {
+        match repair {
+            Repair::Splice(splice) => self.splice(splice),
+            Repair::TakeOver(cell, end) => self.take_over(cell, end),
+        }
+    }
+
+    /// The ways to cover free cell `hole` by cutting a link through a node: where a link
+    /// steps `u -> w` with `hole` next to `u` and a node `P` next to both `hole` and `w`
+    /// (the four make a square), the link becomes `..., u, hole, P` and `P, w, ...`. `P`
+    /// gains two link ends, no node loses one, and the network stays whole.
+    fn splices(&self, hole: usize) -> Vec<Splice> {
+        let mut options = Vec::new();
+        for p in self.shape.neighbours(hole) {
+            if self.spot[p] != Spot::Node || self.links_at(p) > 2 {
+                continue;
+            }
+            for (i, link) in self.links.iter().enumerate() {
+                let (a, b) = (link[0], link[link.len() - 1]);
+                for k in 1..link.len() - 2 {
+                    let (u, w) = (link[k], link[k + 1]);
+                    let fits =
+                        |u: usize, w: usize| self.shape.adjacent(hole, u) && self.shape.adjacent(p, w);
+                    if a != p && b != p && (fits(u, w) || fits(w, u)) {
+                        options.push(Splice { hole, link: i, at: k, node: p });
+                    }
+                }
+            }
+        }
+        options
+    }
+
+    fn splice(&mut self, Splice { hole, link, at, node }: Splice) {
+        let mut head = std::mem::take(&mut self.links[link]);
+        let mut tail = head.split_off(at + 1);
+        if self.shape.adjacent(hole, head[at]) {
+            head.extend([hole, node]);
+            tail.insert(0, node);
+        } else {
+            head.push(node);
+            tail.splice(0..0, [node, hole]);
+        }
+        self.links[link] = head;
+        self.links.push(tail);
+        self.spot[hole] = Spot::Link;
+        self.free -= 1;
+        self.steps = solver::steps_of(&self.shape, &self.links);
+    }
+
+    /// Whether free cell `cell` can become a node that takes over the end of `end`'s
+    /// link: `end` is the end cell of a link whose node there keeps another link, and
+    /// the network stays whole.
+    fn can_take_over(&self, cell: usize, end: usize) -> bool {
         let Some((i, p)) = self.position(end) else {
             return false;
         };
         let Some(old) = self.end_node(i, p) else {
             return false;
         };
-        if self.links_at(old) < 2 || !self.connected_with(i, old, cell, Some(cell)) {
-            return false;
-        }
+        self.links_at(old) >= 2 && self.connected_with(i, old, cell, Some(cell))
+    }
+
+    /// Makes free cell `cell` a node that takes over the end of `end`'s link (checked by
+    /// [`Sketch::can_take_over`]).
+    fn take_over(&mut self, cell: usize, end: usize) {
+        let (i, p) = self.position(end).expect("a link cell");
         let link = &mut self.links[i];
         if p == 1 {
             link[0] = cell;
@@ -559,7 +676,6 @@ impl Sketch {
         self.free -= 1;
         self.nodes += 1;
         self.steps = solver::steps_of(&self.shape, &self.links);
-        true
     }
 
     fn board(&self) -> Board {
@@ -573,6 +689,15 @@ impl Sketch {
             number,
         }
     }
+}
+
+/// Union-find root with path halving.
+fn find(parent: &mut [usize], mut v: usize) -> usize {
+    while parent[v] != v {
+        parent[v] = parent[parent[v]];
+        v = parent[v];
+    }
+    v
 }
 
 /// Adds the steps of `link` to `steps`.
@@ -609,32 +734,47 @@ fn is_switch(steps: &[u8], [a, b, c, d]: [usize; 4], node: impl Fn(usize) -> boo
     turn_down || turn_across
 }
 
-/// Grows a fully covered board: each step draws a link that completes no switch where
-/// one can, any link where not, and opens a pocket with a new node when no link fits.
+/// Grows a fully covered board. Each step, in order of preference: a link through the
+/// most endangered free cell, or from any node, that completes no switch; a repair
+/// that completes none; ripping up a link next to a stranded cell so that growth can
+/// draw the area again (a bounded number of times); any repair; any link.
 fn grow(params: &HashiParams, rng: &mut LevelRng) -> Result<Sketch, Rejection> {
     let n = params.size as usize;
     let cells = (n * n) as u32;
     let (lo, hi) = params.free_permille;
     let free_target = rng.range((lo * cells).div_ceil(1000), hi * cells / 1000) as usize;
-    let node_budget = n * n - free_target;
     let mut sketch = Sketch::new(n);
+    sketch.node_budget = n * n - free_target;
     sketch.add_node(rng.index(n * n));
-    let mut steps = 0;
+    fill(&mut sketch, params, rng)?;
+    Ok(sketch)
+}
+
+/// Grows links until every cell is drawn (see [`grow`]).
+fn fill(sketch: &mut Sketch, params: &HashiParams, rng: &mut LevelRng) -> Result<(), Rejection> {
+    let n = params.size as usize;
+    let budget = sketch.node_budget;
+    let (mut steps, mut rip_ups) = (0, 0);
     while sketch.free > 0 {
         steps += 1;
-        if steps > 4 * n * n {
+        if steps > 8 * n * n {
             return Err(Rejection::Candidate("growth did not finish"));
         }
-        let grown = sketch.grow_link(params, node_budget, true, rng)
-            || sketch.grow_anywhere(params, node_budget, true, rng)
-            || sketch.grow_link(params, node_budget, false, rng)
-            || sketch.grow_anywhere(params, node_budget, false, rng)
-            || sketch.open_pocket(rng);
+        let grown = sketch.grow_link(params, budget, true, rng)
+            || sketch.grow_anywhere(params, budget, true, rng)
+            || sketch.repair(true, rng)
+            || (rip_ups < params.rip_ups && {
+                rip_ups += 1;
+                sketch.rip_up(rng)
+            })
+            || sketch.repair(false, rng)
+            || sketch.grow_link(params, budget, false, rng)
+            || sketch.grow_anywhere(params, budget, false, rng);
         if !grown {
             return Err(Rejection::Candidate("stranded cell"));
         }
     }
-    Ok(sketch)
+    Ok(())
 }
 
 /// A grown board of side `size` before any uniqueness edit (for tests), if growth
@@ -662,6 +802,10 @@ pub fn generate(
                 Exhausted::States(_) => Rejection::Candidate("state budget"),
             })?;
         if search.count == 1 {
+            let (least, most) = params.technique;
+            if !(least..=most).contains(&solver::technique(&board)) {
+                return Err(Rejection::Candidate("reasoning outside the tier's range"));
+            }
             let n = board.n;
             return Ok(HashiLevel {
                 width: n,
@@ -673,12 +817,37 @@ pub fn generate(
             return Err(Rejection::Candidate("intended drawing not found"));
         };
         match divergence(&sketch, &intended, other, rng) {
-            Some(Edit::Node(cell)) => sketch.make_node(cell),
-            Some(Edit::Any(cell)) => sketch.make_node(cell),
-            None => return Err(Rejection::Candidate("ambiguous, no edit")),
-        };
+            Some(Edit::Node(cell) | Edit::Any(cell)) => {
+                sketch.make_node(cell);
+            }
+            None => redraw(&mut sketch, &intended, other, params, rng)?,
+        }
     }
     Err(Rejection::Candidate("ambiguous after edits"))
+}
+
+/// Rips up the links through the cells where `other` differs from the intended drawing
+/// (those whose removal keeps the network whole) and grows the area again.
+fn redraw(
+    sketch: &mut Sketch,
+    intended: &Steps,
+    other: &Steps,
+    params: &HashiParams,
+    rng: &mut LevelRng,
+) -> Result<(), Rejection> {
+    let mut ripped = false;
+    for cell in (0..intended.len()).filter(|&c| intended[c] != other[c]) {
+        if let Some((i, _)) = sketch.position(cell)
+            && sketch.removable(i)
+        {
+            sketch.remove_link(i);
+            ripped = true;
+        }
+    }
+    if !ripped {
+        return Err(Rejection::Candidate("ambiguous, no edit"));
+    }
+    fill(sketch, params, rng)
 }
 
 /// An edit that rules out `other` while keeping the intended drawing.
@@ -749,7 +918,7 @@ mod probe {
         out
     }
 
-    fn show(sk: &Sketch) -> String {
+    pub(super) fn show(sk: &Sketch) -> String {
         let board = sk.board();
         let mut t = crate::hashi::tests::sketch(&board, &sk.steps);
         // mark free cells
@@ -768,18 +937,14 @@ mod probe {
     #[test]
     #[ignore]
     fn show_stranded() {
-        let params = tier(Difficulty::Medium).params;
+        let params = tier(Difficulty::Expert).params;
         let mut rng = LevelRng::from_u64(3);
-        for _ in 0..4 {
-            let n = params.size as usize;
-            let mut sketch = Sketch::new(n);
-            sketch.add_node(rng.index(n * n));
-            while sketch.free > 0 {
-                if !sketch.grow_link(&params, 12, true, &mut rng) && !sketch.grow_link(&params, 12, false, &mut rng) && !sketch.open_pocket(&mut rng) {
-                    println!("{}", show(&sketch));
-                    break;
-                }
+        let mut shown = 0;
+        for _ in 0..40 {
+            if let Err(_) = grow(&params, &mut rng) {
+                shown += 1;
             }
+            if shown == 1 { break; }
         }
     }
 
@@ -846,6 +1011,107 @@ mod probe {
             }
             counts.sort();
             println!("{d} {:?}: {:?}", started.elapsed(), counts);
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn sweep() {
+        let stop = Stop::never();
+        let limits = Limits { max_states: 2_000_000, stop: &stop };
+        let variants: Vec<(u32, u32, (u32, u32))> = vec![
+            (4, 250, (625, 750)), (3, 250, (625, 750)), (6, 250, (625, 750)),
+            (4, 100, (625, 750)), (4, 500, (625, 750)),
+            (4, 250, (550, 650)), (4, 250, (700, 800)),
+        ];
+        for d in [Difficulty::Hard, Difficulty::Expert] {
+            for &(max_link, join, free) in &variants {
+                let mut params = tier(d).params;
+                params.max_link = max_link;
+                params.join_permille = join;
+                params.free_permille = free;
+                let mut rng = LevelRng::from_u64(17);
+                let started = Instant::now();
+                let (mut ok, mut tries) = (0, 0);
+                let mut why = std::collections::BTreeMap::new();
+                let mut free_sum = 0;
+                while ok < 40 {
+                    tries += 1;
+                    match generate(&params, &mut rng, &limits) {
+                        Ok(l) => { ok += 1; free_sum += l.grid.iter().flat_map(|r| r.chars()).filter(|&c| c == '.').count(); }
+                        Err(Rejection::Candidate(w)) => *why.entry(w).or_insert(0) += 1,
+                        Err(_) => unreachable!(),
+                    }
+                }
+                println!("{d} link {max_link} join {join} free {free:?}: 1/{:.1} per level {:.2}ms free {:.0}/mille {why:?}",
+                    tries as f64 / 40.0, started.elapsed().as_secs_f64() * 1000.0 / 40.0,
+                    free_sum as f64 * 1000.0 / 40.0 / (params.size * params.size) as f64);
+            }
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn growth_branches() {
+        for d in Difficulty::ALL {
+            let params = tier(d).params;
+            let mut rng = LevelRng::from_u64(5);
+            let mut used = [0u32; 6];
+            let mut sw_total = 0;
+            let mut done = 0;
+            for _ in 0..60 {
+                let n = params.size as usize;
+                let mut sketch = Sketch::new(n);
+                sketch.add_node(rng.index(n * n));
+                let budget = n * n * 3 / 10;
+                sketch.node_budget = budget;
+                let mut ok = true;
+                while sketch.free > 0 {
+                    let k = if sketch.grow_link(&params, budget, true, &mut rng) { 0 }
+                        else if sketch.grow_anywhere(&params, budget, true, &mut rng) { 1 }
+                        else if sketch.repair(false, &mut rng) { 2 }
+                        else if sketch.grow_link(&params, budget, false, &mut rng) { 3 }
+                        else if sketch.grow_anywhere(&params, budget, false, &mut rng) { 4 }
+                        else { 5 };
+                    used[k] += 1;
+                    if k == 5 { ok = false; break; }
+                }
+                if ok { done += 1; sw_total += switches(&sketch.board(), &sketch.steps).len(); }
+            }
+            println!("{d}: branches {used:?} done {done} switches/done {:.1}", sw_total as f64 / done as f64);
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn show_stuck() {
+        use crate::hashi::tests::sketch as draw;
+        let stop = Stop::never();
+        let limits = Limits { max_states: 2_000_000, stop: &stop };
+        let params = tier(Difficulty::Expert).params;
+        let mut rng = LevelRng::from_u64(5);
+        let mut shown = 0;
+        for _ in 0..60 {
+            let Ok(mut sk) = grow(&params, &mut rng) else { continue };
+            for _ in 0..30 {
+                let board = sk.board();
+                let intended = solver::steps_of(&board, &sk.links);
+                let s = solver::solve_near(&board, 2, 2, Some(&intended), &limits).unwrap();
+                if s.count == 1 { break; }
+                let other = &s.found[1];
+                match divergence(&sk, &intended, other, &mut rng) {
+                    Some(Edit::Node(c)) | Some(Edit::Any(c)) => { sk.make_node(c); }
+                    None => {
+                        let diff = (0..board.cells()).filter(|&c| intended[c] != other[c]).count();
+                        let sw = switches(&board, &intended).len();
+                        if std::env::var("SHOW").is_ok() { println!("{}\n{}\n-------", draw(&board, &intended), draw(&board, other)); }
+                        println!("stuck: diff {diff} switches {sw}");
+                        shown += 1;
+                        break;
+                    }
+                }
+            }
+            if shown == 40 { return; }
         }
     }
 

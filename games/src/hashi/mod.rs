@@ -14,6 +14,7 @@ use crate::core::{
 };
 use crate::rng::LevelRng;
 use rules::{Board, Drawing, LinkPoints, Verdict};
+use solver::Technique;
 
 pub use generator::HashiParams;
 
@@ -33,7 +34,7 @@ pub type HashiSolution = Vec<Vec<[usize; 2]>>;
 pub type HashiMoves = Vec<LinkPoints>;
 
 /// Hashi's own metrics: the board, and how hard the solver had to work for it.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct HashiMetrics {
     /// Board side.
     pub size: u32,
@@ -48,6 +49,11 @@ pub struct HashiMetrics {
     pub depth: u32,
     /// Steps of the solution forced before the first guess, per mille.
     pub forced_permille: u32,
+    /// Rounds of deduction before the first guess, each needing the one before.
+    pub waves: u32,
+    /// The weakest reasoning that solves the level without guessing: `degrees`,
+    /// `chains` (degrees plus no loops, no link back to its own node) or `search`.
+    pub technique: Technique,
 }
 
 #[derive(Serialize)]
@@ -126,6 +132,8 @@ impl Puzzle for Hashi {
                 guesses: search.guesses,
                 depth: search.depth,
                 forced_permille: search.forced_permille,
+                waves: search.waves,
+                technique: solver::technique(&board),
             },
         })
     }
@@ -139,6 +147,10 @@ impl Puzzle for Hashi {
         }
         if analysis.extra.size != tier.params.size {
             return Err("board size");
+        }
+        let (least, most) = tier.params.technique;
+        if !(least..=most).contains(&analysis.extra.technique) {
+            return Err("reasoning outside the tier's range");
         }
         Ok(())
     }

@@ -21,6 +21,8 @@
 //! branch per subset of its open edges: the branches are disjoint and cover every
 //! drawing, so each solution is counted exactly once.
 
+use serde::{Deserialize, Serialize};
+
 use crate::core::{Dir, Exhausted, Limits};
 
 use super::rules::{Board, MAX_CELLS};
@@ -41,6 +43,10 @@ struct Net {
     edges: [u8; MAX_CELLS],
     node: u128,
     everything: u128,
+    /// Whether propagation turns off the edges that would close a chain on itself or
+    /// back to its node (off only when grading how much reasoning a level needs; the
+    /// step is still refused when tried).
+    chain_deductions: bool,
 }
 
 impl Net {
@@ -54,6 +60,7 @@ impl Net {
             edges: [0; MAX_CELLS],
             node: 0,
             everything: if cells == 128 { u128::MAX } else { (1u128 << cells) - 1 },
+            chain_deductions: true,
         };
         for cell in 0..cells {
             net.target[cell] = if board.is_node(cell) { board.number[cell] } else { 2 };
@@ -161,8 +168,10 @@ impl State {
         if !net.is_node(ev) {
             self.mate[ev] = eu as u8;
         }
-        self.forbid_closing(net, eu, ev, dirty);
-        self.forbid_closing(net, ev, eu, dirty);
+        if net.chain_deductions {
+            self.forbid_closing(net, eu, ev, dirty);
+            self.forbid_closing(net, ev, eu, dirty);
+        }
         Ok(())
     }
 
@@ -188,34 +197,47 @@ impl State {
         }
     }
 
-    /// Applies the degree rule until nothing changes.
-    fn propagate(&mut self, net: &Net, mut dirty: u128) -> Result<(), Dead> {
-        while dirty != 0 {
-            let v = dirty.trailing_zeros() as usize;
-            dirty &= dirty - 1;
-            let have = self.degree(v);
-            let open = self.undecided(net, v);
-            let need = net.target[v] - have;
-            let count = open.count_ones() as u8;
-            if need == 0 {
-                for d in 0..4 {
-                    if open & (1 << d) != 0 {
-                        self.set_off(net, v, d, &mut dirty);
-                    }
+    /// Applies the degree rule until nothing changes, in waves: each wave looks at the
+    /// vertices whose surroundings changed in the wave before. Returns the waves taken.
+    fn propagate(&mut self, net: &Net, dirty: u128) -> Result<u32, Dead> {
+        let (mut current, mut waves) = (dirty, 0);
+        while current != 0 {
+            waves += 1;
+            let mut next = 0u128;
+            while current != 0 {
+                let v = current.trailing_zeros() as usize;
+                current &= current - 1;
+                self.settle(net, v, &mut next)?;
+            }
+            current = next;
+        }
+        Ok(waves)
+    }
+
+    /// The degree rule at vertex `v`.
+    fn settle(&mut self, net: &Net, v: usize, dirty: &mut u128) -> Result<(), Dead> {
+        let have = self.degree(v);
+        let open = self.undecided(net, v);
+        let need = net.target[v] - have;
+        let count = open.count_ones() as u8;
+        if need == 0 {
+            for d in 0..4 {
+                if open & (1 << d) != 0 {
+                    self.set_off(net, v, d, dirty);
                 }
-            } else if count < need {
-                return Err(Dead);
-            } else if count == need {
-                for d in 0..4 {
-                    if open & (1 << d) == 0 {
-                        continue;
-                    }
-                    if self.off[v] & (1 << d) != 0 {
-                        return Err(Dead);
-                    }
-                    if self.on[v] & (1 << d) == 0 {
-                        self.set_on(net, v, d, &mut dirty)?;
-                    }
+            }
+        } else if count < need {
+            return Err(Dead);
+        } else if count == need {
+            for d in 0..4 {
+                if open & (1 << d) == 0 {
+                    continue;
+                }
+                if self.off[v] & (1 << d) != 0 {
+                    return Err(Dead);
+                }
+                if self.on[v] & (1 << d) == 0 {
+                    self.set_on(net, v, d, dirty)?;
                 }
             }
         }
@@ -261,6 +283,38 @@ pub struct Search {
     /// Steps of the drawing fixed by propagation alone before the first guess, per mille of
     /// all steps of a solution (1000: the level solves without guessing).
     pub forced_permille: u32,
+    /// Waves of propagation before the first guess: the length of the longest chain of
+    /// deductions, each needing the one before.
+    pub waves: u32,
+}
+
+/// How much reasoning a level needs, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Technique {
+    /// Degrees alone: a cell with two possible steps takes both, a node with as many
+    /// possible steps as its number takes them all, a full vertex takes no more.
+    Degrees,
+    /// Degrees, and no step that would close a chain of cells into a loop or lead it
+    /// back to the node it started from.
+    Chains,
+    /// Propagation stalls: the solver has to guess (and backtrack).
+    Search,
+}
+
+/// The weakest technique whose propagation alone completes the drawing.
+pub fn technique(board: &Board) -> Technique {
+    for (chains, technique) in [(false, Technique::Degrees), (true, Technique::Chains)] {
+        let mut net = Net::compile(board);
+        net.chain_deductions = chains;
+        let mut state = State::start(&net);
+        let complete = state.propagate(&net, net.everything).is_ok()
+            && (0..net.cells).all(|v| state.degree(v) == net.target[v]);
+        if complete {
+            return technique;
+        }
+    }
+    Technique::Search
 }
 
 /// Counts the solutions of `board` up to `cap`, keeping the first `keep` of them.
@@ -291,7 +345,11 @@ pub fn solve_near(
         search: &mut search,
     };
     let steps_total: u32 = (0..net.cells).map(|v| u32::from(net.target[v])).sum::<u32>() / 2;
-    if state.propagate(&net, net.everything).is_ok() && state.connected(&net) {
+    let root = state.propagate(&net, net.everything);
+    if let Ok(waves) = root
+        && state.connected(&net)
+    {
+        run.search.waves = waves;
         run.search.forced_permille = (state.decided_on(&net) * 1000)
             .checked_div(steps_total)
             .unwrap_or(1000);

@@ -5,7 +5,7 @@ use super::rules::tests::{RING, RING_LINKS, SPLIT, cells_of, level};
 use super::rules::{self, Board, is_solution};
 use super::solver::{links_of, solve, steps_of};
 use super::*;
-use crate::core::{Dir, Stop};
+use crate::core::{Difficulty, Dir, Stop};
 use crate::rng::LevelRng;
 
 fn limits(stop: &Stop) -> Limits<'_> {
@@ -256,4 +256,35 @@ pub fn sketch(board: &Board, steps: &[u8]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Per tier: the spread of the difficulty figures over generated levels
+/// (`cargo test --release -- --ignored metric_spread --nocapture`).
+#[test]
+#[ignore]
+fn metric_spread() {
+    use crate::game::generate_level;
+    use std::collections::BTreeMap;
+    for d in Difficulty::ALL {
+        let (mut waves, mut pars, mut guesses) = (vec![], vec![], vec![]);
+        let mut techniques = BTreeMap::new();
+        for seed in 0..200 {
+            let a = generate_level::<Hashi>(d, seed, &Stop::never()).unwrap();
+            waves.push(a.analysis.extra.waves);
+            pars.push(a.par);
+            guesses.push(a.analysis.extra.guesses);
+            *techniques.entry(format!("{:?}", a.analysis.extra.technique)).or_insert(0) += 1;
+        }
+        for v in [&mut waves, &mut pars] {
+            v.sort_unstable();
+        }
+        guesses.sort_unstable();
+        let q = |v: &[u32]| (v[0], v[v.len() / 4], v[v.len() / 2], v[v.len() * 3 / 4], v[v.len() - 1]);
+        println!(
+            "{d}: par {:?} waves {:?} guesses>0 {} techniques {techniques:?}",
+            q(&pars),
+            q(&waves),
+            guesses.iter().filter(|&&g| g > 0).count()
+        );
+    }
 }
