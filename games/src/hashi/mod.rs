@@ -56,7 +56,7 @@ pub struct HashiMetrics {
     pub technique: Technique,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct HashiReplay {
     /// Empty cells on no link yet.
     pub cells_left: u32,

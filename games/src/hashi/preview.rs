@@ -27,8 +27,12 @@ pub fn render(level: &HashiLevel, solution: Option<&HashiSolution>) -> String {
     }
     for (x, y, c) in grid::cells(&level.grid) {
         if c != '.' {
-            svg.disc(x, y, CELL * 2 / 5, "#fffdf7", "#37474f")
-                .label(x, y, &c.to_string(), "#263238");
+            svg.disc(x, y, CELL * 2 / 5, "#fffdf7", "#37474f").label(
+                x,
+                y,
+                &c.to_string(),
+                "#263238",
+            );
         }
     }
     svg.finish()

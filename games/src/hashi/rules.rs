@@ -69,7 +69,9 @@ impl Board {
     }
 
     pub fn neighbours(&self, cell: usize) -> impl Iterator<Item = usize> + '_ {
-        Dir::ALL.into_iter().filter_map(move |d| self.neighbour(cell, d))
+        Dir::ALL
+            .into_iter()
+            .filter_map(move |d| self.neighbour(cell, d))
     }
 
     pub fn adjacent(&self, a: usize, b: usize) -> bool {
@@ -126,7 +128,11 @@ pub type LinkPoints = Vec<[i64; 2]>;
 /// Checks that `points` draws a link by itself (two distinct nodes at the ends, a path of
 /// one or more empty cells between them) and returns its cells, nodes included. A move
 /// that is not a link at all is a malformed move list, hence a [`RuleError`].
-pub fn link_cells(board: &Board, index: usize, points: &[[i64; 2]]) -> Result<Vec<usize>, RuleError> {
+pub fn link_cells(
+    board: &Board,
+    index: usize,
+    points: &[[i64; 2]],
+) -> Result<Vec<usize>, RuleError> {
     let err = |rule: &'static str, what: String| {
         Err(RuleError::new(rule, format!("link {}: {what}", index + 1)))
     };
@@ -143,7 +149,10 @@ pub fn link_cells(board: &Board, index: usize, points: &[[i64; 2]]) -> Result<Ve
     for &[x, y] in points {
         let n = board.n as i64;
         if !(0..n).contains(&x) || !(0..n).contains(&y) {
-            return err("hashi.link_outside", format!("({x},{y}) is outside the board"));
+            return err(
+                "hashi.link_outside",
+                format!("({x},{y}) is outside the board"),
+            );
         }
         cells.push(board.cell(x as usize, y as usize));
     }
@@ -151,7 +160,10 @@ pub fn link_cells(board: &Board, index: usize, points: &[[i64; 2]]) -> Result<Ve
     for end in [first, last] {
         if !board.is_node(end) {
             let (x, y) = board.xy(end);
-            return err("hashi.link_ends", format!("its end ({x},{y}) is not a node"));
+            return err(
+                "hashi.link_ends",
+                format!("its end ({x},{y}) is not a node"),
+            );
         }
     }
     if first == last {
@@ -166,7 +178,9 @@ pub fn link_cells(board: &Board, index: usize, points: &[[i64; 2]]) -> Result<Ve
             let (x, y) = board.xy(cell);
             return err(
                 "hashi.link_cells",
-                format!("it runs through the node at ({x},{y}); links run through empty cells only"),
+                format!(
+                    "it runs through the node at ({x},{y}); links run through empty cells only"
+                ),
             );
         }
         if cells[1..=i].contains(&cell) {
@@ -411,7 +425,16 @@ pub(crate) mod tests {
             "hashi.link_same_node"
         );
         assert_eq!(
-            rule(&[[0, 0], [1, 0], [2, 0], [2, 1], [1, 1], [1, 0], [2, 0], [3, 0]]),
+            rule(&[
+                [0, 0],
+                [1, 0],
+                [2, 0],
+                [2, 1],
+                [1, 1],
+                [1, 0],
+                [2, 0],
+                [3, 0]
+            ]),
             "hashi.link_revisit"
         );
         assert_eq!(
@@ -434,7 +457,10 @@ pub(crate) mod tests {
     fn hand_worked_solution_wins_and_only_at_its_last_link() {
         let board = Board::parse(&level(&RING));
         let verdicts = play(&board, &RING_LINKS);
-        assert_eq!(verdicts[..4], [Verdict::Open, Verdict::Open, Verdict::Open, Verdict::Open]);
+        assert_eq!(
+            verdicts[..4],
+            [Verdict::Open, Verdict::Open, Verdict::Open, Verdict::Open]
+        );
         assert_eq!(verdicts[4], Verdict::Won);
         let links: Vec<Vec<usize>> = RING_LINKS.iter().map(|l| cells_of(&board, l)).collect();
         assert!(is_solution(&board, &links));
@@ -511,9 +537,24 @@ pub(crate) mod tests {
         let two = [
             cells_of(
                 &board,
-                &[(0, 0), (1, 0), (2, 0), (3, 0), (3, 1), (2, 1), (1, 1), (1, 2), (2, 2), (3, 2), (3, 3)],
+                &[
+                    (0, 0),
+                    (1, 0),
+                    (2, 0),
+                    (3, 0),
+                    (3, 1),
+                    (2, 1),
+                    (1, 1),
+                    (1, 2),
+                    (2, 2),
+                    (3, 2),
+                    (3, 3),
+                ],
             ),
-            cells_of(&board, &[(0, 0), (0, 1), (0, 2), (0, 3), (1, 3), (2, 3), (3, 3)]),
+            cells_of(
+                &board,
+                &[(0, 0), (0, 1), (0, 2), (0, 3), (1, 3), (2, 3), (3, 3)],
+            ),
         ];
         assert!(is_solution(&board, &two));
     }

@@ -59,11 +59,19 @@ impl Net {
             neighbour: [[NONE; 4]; MAX_CELLS],
             edges: [0; MAX_CELLS],
             node: 0,
-            everything: if cells == 128 { u128::MAX } else { (1u128 << cells) - 1 },
+            everything: if cells == 128 {
+                u128::MAX
+            } else {
+                (1u128 << cells) - 1
+            },
             chain_deductions: true,
         };
         for cell in 0..cells {
-            net.target[cell] = if board.is_node(cell) { board.number[cell] } else { 2 };
+            net.target[cell] = if board.is_node(cell) {
+                board.number[cell]
+            } else {
+                2
+            };
             if board.is_node(cell) {
                 net.node |= 1 << cell;
             }
@@ -137,7 +145,11 @@ impl State {
     /// The far end of the chain through `v`; a node is its own end.
     #[inline]
     fn end(&self, net: &Net, v: usize) -> usize {
-        if net.is_node(v) { v } else { self.mate[v] as usize }
+        if net.is_node(v) {
+            v
+        } else {
+            self.mate[v] as usize
+        }
     }
 
     fn set_off(&mut self, net: &Net, u: usize, d: usize, dirty: &mut u128) {
@@ -344,7 +356,10 @@ pub fn solve_near(
         limits,
         search: &mut search,
     };
-    let steps_total: u32 = (0..net.cells).map(|v| u32::from(net.target[v])).sum::<u32>() / 2;
+    let steps_total: u32 = (0..net.cells)
+        .map(|v| u32::from(net.target[v]))
+        .sum::<u32>()
+        / 2;
     let root = state.propagate(&net, net.everything);
     if let Ok(waves) = root
         && state.connected(&net)
@@ -425,7 +440,11 @@ impl Run<'_> {
             }
         }
         child.propagate(net, dirty)?;
-        if child.connected(net) { Ok(()) } else { Err(Dead) }
+        if child.connected(net) {
+            Ok(())
+        } else {
+            Err(Dead)
+        }
     }
 
     /// The unfinished vertex with the fewest ways to finish; `None` when all are done.
