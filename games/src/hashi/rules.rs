@@ -307,7 +307,10 @@ impl<'a> Drawing<'a> {
                 self.ends[node], board.number[node]
             ));
         }
-        let first = self.root(nodes[0]);
+        let Some(&first) = nodes.first() else {
+            return Verdict::Lost("the board has no nodes to link".into());
+        };
+        let first = self.root(first);
         if nodes.iter().any(|&c| self.root(c) != first) {
             return Verdict::Lost("the links do not join all nodes into one network".into());
         }

@@ -314,14 +314,16 @@ pub enum Technique {
     Search,
 }
 
-/// The weakest technique whose propagation alone completes the drawing.
+/// The weakest technique whose propagation alone completes the drawing into a solution
+/// (`Search` for a board with none).
 pub fn technique(board: &Board) -> Technique {
     for (chains, technique) in [(false, Technique::Degrees), (true, Technique::Chains)] {
         let mut net = Net::compile(board);
         net.chain_deductions = chains;
         let mut state = State::start(&net);
         let complete = state.propagate(&net, net.everything).is_ok()
-            && (0..net.cells).all(|v| state.degree(v) == net.target[v]);
+            && (0..net.cells).all(|v| state.degree(v) == net.target[v])
+            && state.connected(&net);
         if complete {
             return technique;
         }

@@ -373,6 +373,7 @@ fn chain_rule_board_is_unique_and_graded_chains() {
 fn split_board_has_no_solution_though_degrees_fit_twice() {
     let a = analyze(&SPLIT);
     assert_eq!((a.solution_count, a.par, &a.solution), (0, None, &None));
+    assert_eq!(a.extra.technique, Technique::Search);
     let tier = Hashi::tier(Difficulty::Easy);
     assert_eq!(Hashi::accept(&tier, &a), Err("not unique"));
 }
@@ -390,6 +391,29 @@ fn hand_worked_counts_match_brute_force() {
         assert_eq!(brute_force(&board, 0).0, expected, "{rows:?}");
         assert_eq!(count(&board), expected, "{rows:?}");
     }
+}
+
+#[test]
+fn boards_without_nodes_or_without_room_have_no_solution() {
+    let empty = ["....", "....", "....", "...."];
+    assert_eq!(analyze(&empty).solution_count, 0);
+    let r = Hashi::replay(&level(&empty), &Vec::new()).unwrap();
+    assert_eq!(r.status, Status::Unfinished);
+}
+
+/// Two 1s side by side are not linked by that: the one link must leave (0,0) by (0,1)
+/// and reach (1,0) by (2,0) or (1,1), through all 14 cells. Worked by hand: ending at
+/// (2,0) forces (3,1),(3,0),(2,0) last and leaves 4 paths through the 4x3 rest from
+/// (0,1) to (3,1); ending at (1,1) forces (0,1),(0,2),(0,3),(1,3) first and
+/// (2,1)-(2,0)-(3,0)-(3,1) inside, and leaves 2. Six solutions (the served count stops
+/// at the cap, 2).
+#[test]
+fn adjacent_nodes_link_only_around() {
+    let pair = ["11..", "....", "....", "...."];
+    let board = Board::parse(&level(&pair));
+    assert_eq!(count(&board), 6);
+    assert_eq!(brute_force(&board, 0).0, 6);
+    assert_eq!(analyze(&pair).solution_count, SOLUTION_CAP);
 }
 
 #[test]
