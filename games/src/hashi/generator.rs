@@ -816,6 +816,11 @@ pub fn generate(
     rng: &mut LevelRng,
     limits: &Limits,
 ) -> Result<HashiLevel, Rejection> {
+    // Searches here are far below the 4096 states at which `Limits::tick` looks at the
+    // clock, so each candidate asks once.
+    if limits.stop.requested() {
+        return Err(Rejection::Stopped);
+    }
     let mut sketch = grow(params, rng)?;
     for edit in 0..=params.max_edits {
         let board = sketch.board();

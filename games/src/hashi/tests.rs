@@ -605,6 +605,17 @@ proptest! {
 }
 
 #[test]
+fn a_stop_request_ends_generation() {
+    let stop = Stop::never();
+    stop.cancel();
+    let result = generate_level::<Hashi>(Difficulty::Expert, 1, &stop);
+    assert!(matches!(
+        result,
+        Err(crate::game::GenerateError::Stopped { attempts: 1 })
+    ));
+}
+
+#[test]
 fn generation_is_deterministic() {
     for d in Difficulty::ALL {
         let a = generate_level::<Hashi>(d, 77, &Stop::never()).unwrap();
