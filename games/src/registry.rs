@@ -6,6 +6,7 @@ use crate::game::{Adapter, Game};
 static GAMES: &[&dyn Game] = &[
     &Adapter::<crate::fruit::Fruit>::NEW,
     &Adapter::<crate::skiddy::Skiddy>::NEW,
+    &Adapter::<crate::hashi::Hashi>::NEW,
     &Adapter::<crate::tetropica::Tetropica>::NEW,
     &Adapter::<crate::hopper::Hopper>::NEW,
 ];

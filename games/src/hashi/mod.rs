@@ -1,0 +1,216 @@
+//! `hashi` — Hashi Flow: fill the board with links between numbered nodes.
+//! Rules: rules.md §3. Generator: the write-up's node-by-node growth, kept only when the
+//! exact solver proves exactly one solution (with edits where a second one diverges).
+
+mod generator;
+mod preview;
+pub mod rules;
+pub mod solver;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::{
+    Analysis, Difficulty, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status, Tier,
+};
+use crate::rng::LevelRng;
+use rules::{Board, Drawing, LinkPoints, Verdict};
+use solver::Technique;
+
+pub use generator::HashiParams;
+
+/// A Hashi Flow level in the rules.md JSON shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HashiLevel {
+    pub width: usize,
+    pub height: usize,
+    pub grid: Vec<String>,
+}
+
+/// A solution: its links, each `[[ax,ay],[x1,y1],...,[bx,by]]` with the nodes at the ends.
+pub type HashiSolution = Vec<Vec<[usize; 2]>>;
+
+/// Moves: links in the solution's format (signed, so that a point off the board is a
+/// rule error rather than unreadable JSON).
+pub type HashiMoves = Vec<LinkPoints>;
+
+/// Hashi's own metrics: the board, and how hard the solver had to work for it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HashiMetrics {
+    /// Board side.
+    pub size: u32,
+    pub nodes: u32,
+    pub empty_cells: u32,
+    /// Empty cells per mille of the board (the write-up kept 625..750).
+    pub free_permille: u32,
+    /// Search nodes at which propagation alone could not go on (the difficulty signal
+    /// beyond size: 0 means the level solves by forced steps alone).
+    pub guesses: u64,
+    /// The deepest nesting of guesses.
+    pub depth: u32,
+    /// Steps of the solution forced before the first guess, per mille.
+    pub forced_permille: u32,
+    /// Rounds of deduction before the first guess, each needing the one before.
+    pub waves: u32,
+    /// The weakest reasoning that solves the level without guessing: `degrees`,
+    /// `chains` (degrees plus no loops, no link back to its own node) or `search`.
+    pub technique: Technique,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HashiReplay {
+    /// Empty cells on no link yet.
+    pub cells_left: u32,
+    /// Nodes that still miss links.
+    pub nodes_unmet: u32,
+}
+
+pub struct Hashi;
+
+/// Solutions are counted up to 2: enough to prove a level unique.
+pub(crate) const SOLUTION_CAP: u64 = 2;
+
+impl Puzzle for Hashi {
+    const NAME: &'static str = "hashi";
+    const TITLE: &'static str = "Hashi Flow";
+    const VERSION: u32 = 1;
+    const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+
+    type Level = HashiLevel;
+    type Params = HashiParams;
+    type Solution = HashiSolution;
+    type Metrics = HashiMetrics;
+    type Moves = HashiMoves;
+    type ReplayExtra = HashiReplay;
+
+    fn tier(difficulty: Difficulty) -> Tier<HashiParams> {
+        generator::tier(difficulty)
+    }
+
+    fn generate(
+        params: &HashiParams,
+        rng: &mut LevelRng,
+        limits: &Limits,
+    ) -> Result<HashiLevel, Rejection> {
+        generator::generate(params, rng, limits)
+    }
+
+    fn validate(level: &HashiLevel) -> Result<(), RuleError> {
+        rules::validate(level)
+    }
+
+    fn analyze(
+        level: &HashiLevel,
+        limits: &Limits,
+    ) -> Result<Analysis<HashiSolution, HashiMetrics>, Exhausted> {
+        let board = Board::parse(level);
+        let search = solver::solve(&board, SOLUTION_CAP, 1, limits)?;
+        let solution: Option<HashiSolution> = search.found.first().map(|steps| {
+            solver::links_of(&board, steps)
+                .iter()
+                .map(|link| {
+                    link.iter()
+                        .map(|&c| {
+                            let (x, y) = board.xy(c);
+                            [x, y]
+                        })
+                        .collect()
+                })
+                .collect()
+        });
+        let cells = board.cells() as u32;
+        let empty = board.empty_cells() as u32;
+        Ok(Analysis {
+            par: solution.as_ref().map(|s| s.len() as u32),
+            solution,
+            states: search.states,
+            solution_count: search.count,
+            extra: HashiMetrics {
+                size: board.n as u32,
+                nodes: cells - empty,
+                empty_cells: empty,
+                free_permille: empty * 1000 / cells,
+                guesses: search.guesses,
+                depth: search.depth,
+                forced_permille: search.forced_permille,
+                waves: search.waves,
+                technique: solver::technique(&board),
+            },
+        })
+    }
+
+    fn accept(
+        tier: &Tier<HashiParams>,
+        analysis: &Analysis<HashiSolution, HashiMetrics>,
+    ) -> Result<(), &'static str> {
+        if analysis.solution_count != 1 {
+            return Err("not unique");
+        }
+        if analysis.extra.size != tier.params.size {
+            return Err("board size");
+        }
+        let (least, most) = tier.params.technique;
+        if !(least..=most).contains(&analysis.extra.technique) {
+            return Err("reasoning outside the tier's range");
+        }
+        Ok(())
+    }
+
+    /// Draws the links in order. A move that is not a link by itself (ends that are not
+    /// two different nodes, a step that is not to a neighbour, a point off the board, a
+    /// node or a cell twice inside it) is a malformed move list: a `RuleError`. A link
+    /// that conflicts with the ones before it (a cell already covered, a node over its
+    /// number) loses, and so does a board on which no further link can be drawn (every
+    /// cell covered or every node full) that breaks a rule: a cell on no link, a node
+    /// short of links, or a network in more than one piece. `moves_used` counts links.
+    fn replay(level: &HashiLevel, moves: &HashiMoves) -> Result<Replay<HashiReplay>, RuleError> {
+        let board = Board::parse(level);
+        let links = moves
+            .iter()
+            .enumerate()
+            .map(|(i, link)| rules::link_cells(&board, i, link))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut drawing = Drawing::new(&board);
+        let (mut status, mut reason, mut used) = (Status::Unfinished, None, 0);
+        for link in &links {
+            used += 1;
+            match drawing.add(link) {
+                Verdict::Open => {}
+                Verdict::Won => {
+                    status = Status::Won;
+                    break;
+                }
+                Verdict::Lost(why) => {
+                    status = Status::Lost;
+                    reason = Some(why);
+                    break;
+                }
+            }
+        }
+        Ok(Replay {
+            status,
+            moves_used: used,
+            moves_ignored: links.len() as u32 - used,
+            reason,
+            extra: HashiReplay {
+                cells_left: drawing.cells_left() as u32,
+                nodes_unmet: drawing.nodes_unmet() as u32,
+            },
+        })
+    }
+
+    fn medals(par: u32, replay: &Replay<HashiReplay>) -> Vec<&'static str> {
+        // Every solution has exactly `par` links, so a win is a par win.
+        if replay.status == Status::Won && replay.moves_used == par {
+            vec!["par"]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn preview_svg(level: &HashiLevel, solution: Option<&HashiSolution>) -> String {
+        preview::render(level, solution)
+    }
+}
+
+#[cfg(test)]
+mod tests;
