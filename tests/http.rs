@@ -383,3 +383,45 @@ async fn postgres_two_replicas_agree_byte_for_byte_and_store_one_row_per_key() {
     drop(conn);
     common::drop_postgres(&url).await;
 }
+
+#[tokio::test]
+async fn every_game_serves_checks_and_previews_at_every_tier() {
+    let server = Server::start(&sqlite_url(), &[]).await;
+    let (_, _, games) = get_json(&server.url("/games")).await;
+    let games = games["games"].as_array().unwrap().clone();
+    assert_eq!(games.len(), 5, "fruit, skiddy, hashi, tetropica, hopper");
+    for game in &games {
+        let name = game["name"].as_str().unwrap();
+        for tier in ["easy", "medium", "hard", "expert"] {
+            let path = format!("/levels/{tier}/7?game={name}");
+            let (status, _, level) = get_json(&server.url(&path)).await;
+            assert_eq!(status, 200, "{path}");
+            assert_eq!(
+                (level["game"].as_str(), level["difficulty"].as_str()),
+                (Some(name), Some(tier))
+            );
+            let check = format!("/levels/{tier}/7/check?game={name}");
+            let outcome: Value = client()
+                .post(server.url(&check))
+                .json(&json!({"moves": level["solution"]}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            assert_eq!(outcome["status"], "won", "{path}: {outcome}");
+            assert_eq!(outcome["moves_used"], level["par"], "{path}");
+            let preview = client()
+                .get(server.url(&format!(
+                    "/levels/{tier}/7/preview.svg?game={name}&solution=true"
+                )))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(preview.headers()["content-type"], "image/svg+xml");
+            assert!(preview.text().await.unwrap().starts_with("<svg"));
+        }
+    }
+    server.stop().await;
+}

@@ -12,10 +12,10 @@ pub mod svg;
 pub mod tilt;
 
 pub mod fruit;
-pub mod skiddy;
 pub mod hashi;
-pub mod tetropica;
 pub mod hopper;
+pub mod skiddy;
+pub mod tetropica;
 
 pub use crate::core::{
     Analysis, Difficulty, Dir, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status,

@@ -308,7 +308,7 @@ impl Graph {
             let (dir, next) = Dir::ALL
                 .into_iter()
                 .map(|d| (d, self.edges[at][d.index()]))
-                .find(|&(_, v)| v != SAME && dist[v as usize] + 1 == dist[at] && pass(v as usize))
+                .find(|&(_, v)| v != SAME && dist[v as usize] == dist[at] - 1 && pass(v as usize))
                 .expect("a state at finite distance has a step closer");
             moves.push(dir);
             at = next as usize;
