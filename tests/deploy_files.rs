@@ -23,7 +23,10 @@ fn known_env() -> Vec<String> {
 }
 
 fn subcommands() -> Vec<String> {
-    Cli::command().get_subcommands().map(|s| s.get_name().to_string()).collect()
+    Cli::command()
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect()
 }
 
 fn read(name: &str) -> String {
@@ -49,11 +52,17 @@ fn compose_sets_only_variables_the_binary_reads() {
             if key.starts_with("POSTGRES_") {
                 continue; // the postgres image's own settings
             }
-            assert!(known.contains(&key.to_string()), "docker-compose.yml sets {key}, which levelforge never reads");
+            assert!(
+                known.contains(&key.to_string()),
+                "docker-compose.yml sets {key}, which levelforge never reads"
+            );
             checked += 1;
         }
     }
-    assert!(checked >= 8, "expected the service's settings in docker-compose.yml, found {checked}");
+    assert!(
+        checked >= 8,
+        "expected the service's settings in docker-compose.yml, found {checked}"
+    );
 }
 
 #[test]
@@ -61,14 +70,31 @@ fn dockerfile_runs_real_subcommands_and_variables() {
     let dockerfile = read("Dockerfile");
     let subs = subcommands();
     for needed in ["healthcheck", "serve"] {
-        assert!(subs.iter().any(|s| s == needed), "levelforge has no `{needed}` subcommand");
-        assert!(dockerfile.contains(&format!("\"{needed}\"")), "Dockerfile does not run `{needed}`");
+        assert!(
+            subs.iter().any(|s| s == needed),
+            "levelforge has no `{needed}` subcommand"
+        );
+        assert!(
+            dockerfile.contains(&format!("\"{needed}\"")),
+            "Dockerfile does not run `{needed}`"
+        );
     }
     let known = known_env();
-    for line in dockerfile.lines().skip_while(|l| !l.starts_with("ENV")).take_while(|l| !l.is_empty()) {
-        let assignment = line.trim_start_matches("ENV").trim().trim_end_matches('\\').trim();
+    for line in dockerfile
+        .lines()
+        .skip_while(|l| !l.starts_with("ENV"))
+        .take_while(|l| !l.is_empty())
+    {
+        let assignment = line
+            .trim_start_matches("ENV")
+            .trim()
+            .trim_end_matches('\\')
+            .trim();
         if let Some((key, _)) = assignment.split_once('=') {
-            assert!(known.contains(&key.to_string()), "Dockerfile sets {key}, which levelforge never reads");
+            assert!(
+                known.contains(&key.to_string()),
+                "Dockerfile sets {key}, which levelforge never reads"
+            );
         }
     }
 }
@@ -77,6 +103,8 @@ fn dockerfile_runs_real_subcommands_and_variables() {
 fn healthcheck_defaults_to_the_serving_port() {
     use clap::Parser;
     let cli = Cli::try_parse_from(["levelforge", "healthcheck"]).unwrap();
-    let Some(levelforge::config::Command::Healthcheck(args)) = cli.command else { panic!("healthcheck") };
+    let Some(levelforge::config::Command::Healthcheck(args)) = cli.command else {
+        panic!("healthcheck")
+    };
     assert_eq!(args.bind.port(), 8080);
 }
