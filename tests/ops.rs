@@ -361,8 +361,11 @@ async fn postgres_outage_serves_levels_refuses_plays_and_recovers() {
         started.elapsed() < Duration::from_secs(1),
         "warm from memory"
     );
+    let started = Instant::now();
     let cold = http.get(server.url("/levels/easy/6")).send().await.unwrap();
     assert_eq!(cold.status(), 200, "generated without the database");
+    // Bounded by the pool's 3 s acquire timeout, for the read and for the write.
+    assert!(started.elapsed() < Duration::from_secs(8), "no hang");
     let ready = http.get(server.url("/readyz")).send().await.unwrap();
     assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert!(ready.headers().contains_key("retry-after"));
@@ -380,6 +383,9 @@ async fn postgres_outage_serves_levels_refuses_plays_and_recovers() {
         "application/problem+json"
     );
 
+    let text = metrics(&server).await;
+    assert!(sample(&text, "levelforge_db_errors_total", &[("op", "play_write")]) >= 1.0);
+    assert!(sample(&text, "levelforge_db_errors_total", &[("op", "ping")]) >= 1.0);
     proxy.restore();
     let deadline = Instant::now() + Duration::from_secs(15);
     while status_of(server.url("/readyz")).await != 200 {
