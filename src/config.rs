@@ -100,7 +100,60 @@ pub struct ServeArgs {
     #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 5_000_000)]
     pub verify_max_states: u64,
     #[command(flatten)]
+    pub http: HttpArgs,
+    #[command(flatten)]
+    pub rate_limit: RateLimitArgs,
+    #[command(flatten)]
     pub log: LogArgs,
+}
+
+/// The overload layers in front of every route.
+#[derive(Debug, Clone, Args)]
+pub struct HttpArgs {
+    /// Requests handled at once, all routes together; 0 = unlimited.
+    #[arg(long, env = "HTTP_MAX_IN_FLIGHT", default_value_t = 1024)]
+    pub http_max_in_flight: usize,
+    /// When HTTP_MAX_IN_FLIGHT requests are running: `true` answers 503 at once, `false`
+    /// queues the request (until its timeout).
+    #[arg(long, env = "HTTP_LOAD_SHED", default_value_t = true, action = clap::ArgAction::Set)]
+    pub http_load_shed: bool,
+    /// Whole-request deadline before 503; above GEN_QUEUE_WAIT_MS + GEN_BUDGET_MS so that
+    /// the pipeline's own, more precise 503s come first.
+    #[arg(long, env = "HTTP_REQUEST_TIMEOUT_MS", default_value_t = 15_000)]
+    pub http_request_timeout_ms: u64,
+}
+
+/// Per-client limits on cold generation (warm levels are never limited).
+#[derive(Debug, Clone, Args)]
+pub struct RateLimitArgs {
+    /// Cold generations one client may start per minute, sustained; 0 = no limit.
+    #[arg(long, env = "RATE_LIMIT_COLD_PER_MIN", default_value_t = 600)]
+    pub rate_limit_cold_per_min: u32,
+    /// Cold generations one client may start at once before the per-minute rate applies.
+    #[arg(long, env = "RATE_LIMIT_COLD_BURST", default_value_t = 60)]
+    pub rate_limit_cold_burst: u32,
+    /// Take the client from the last `X-Forwarded-For` entry (only behind a proxy that
+    /// sets it); otherwise the peer address.
+    #[arg(long, env = "TRUST_FORWARDED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub trust_forwarded: bool,
+}
+
+/// The overload settings the router applies.
+#[derive(Debug, Clone)]
+pub struct HttpLimits {
+    pub max_in_flight: usize,
+    pub load_shed: bool,
+    pub request_timeout: Duration,
+}
+
+impl HttpArgs {
+    pub fn limits(&self) -> HttpLimits {
+        HttpLimits {
+            max_in_flight: self.http_max_in_flight,
+            load_shed: self.http_load_shed,
+            request_timeout: Duration::from_millis(self.http_request_timeout_ms),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Args)]

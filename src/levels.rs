@@ -1,6 +1,8 @@
 //! The level pipeline between HTTP and the games: memory cache → store → bounded
 //! generation. Knows nothing of any one game's rules.
 
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -10,6 +12,7 @@ use moka::future::Cache;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
+use crate::ratelimit::RateLimiter;
 use crate::store::{LevelKey, NewLevel, Store};
 
 /// A level as served: its stored bytes and a strong validator.
@@ -54,6 +57,8 @@ pub enum LevelError {
     OverBudget(Duration),
     #[error("generation failed: {0}")]
     Failed(String),
+    #[error("too many new levels asked for by this client; next one in {0:?}")]
+    RateLimited(Duration),
 }
 
 /// How CPU-heavy work (generation, verification) is bounded.
@@ -73,6 +78,8 @@ pub struct LevelService {
     cache: Cache<LevelKey, Arc<ServedLevel>>,
     slots: Arc<Semaphore>,
     bounds: Bounds,
+    /// Per-client limit on cold generations; `None`: unlimited.
+    limiter: Option<Arc<RateLimiter>>,
 }
 
 impl LevelService {
@@ -82,7 +89,14 @@ impl LevelService {
             cache: Cache::builder().max_capacity(cache_capacity).build(),
             slots: Arc::new(Semaphore::new(bounds.concurrency)),
             bounds,
+            limiter: None,
         }
+    }
+
+    /// Limits cold generations per client.
+    pub fn with_rate_limit(mut self, limiter: Option<RateLimiter>) -> LevelService {
+        self.limiter = limiter.map(Arc::new);
+        self
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {
@@ -96,11 +110,25 @@ impl LevelService {
         game: &'static dyn Game,
         key: LevelKey,
     ) -> Result<Arc<ServedLevel>, LevelError> {
-        let level = self
-            .cache
-            .try_get_with(key, self.load(game, key))
-            .await
-            .map_err(|e: Arc<LevelError>| (*e).clone())?;
+        self.get_for(game, key, None).await
+    }
+
+    /// [`get`](Self::get) on behalf of `client`, whose cold generations are rate limited.
+    pub async fn get_for(
+        &self,
+        game: &'static dyn Game,
+        key: LevelKey,
+        client: Option<IpAddr>,
+    ) -> Result<Arc<ServedLevel>, LevelError> {
+        // moka polls the loader of one caller only; the others wait for its result.
+        let loaded = AtomicBool::new(false);
+        let load = async {
+            loaded.store(true, Ordering::Relaxed);
+            self.load(game, key, client).await
+        };
+        let level = self.cache.try_get_with(key, load).await;
+        crate::metrics::cache(!loaded.load(Ordering::Relaxed));
+        let level = level.map_err(|e: Arc<LevelError>| (*e).clone())?;
         if !level.stored {
             // Serve it, but ask the database again next time.
             self.cache.invalidate(&key).await;
@@ -112,12 +140,17 @@ impl LevelService {
         &self,
         game: &'static dyn Game,
         key: LevelKey,
+        client: Option<IpAddr>,
     ) -> Result<Arc<ServedLevel>, LevelError> {
         match self.store.level(&key).await {
             Ok(Some(json)) => return Ok(Arc::new(ServedLevel::new(json, true))),
             Ok(None) => {}
-            Err(error) => tracing::warn!(%error, "store read failed; generating without it"),
+            Err(error) => {
+                crate::metrics::db_error("level_read");
+                tracing::warn!(%error, "store read failed; generating without it");
+            }
         }
+        self.admit(client)?;
         let this = self.clone();
         // Detached: a client that hangs up does not throw the work away.
         let task = tokio::spawn(async move { this.generate_and_store(game, key).await });
@@ -133,14 +166,22 @@ impl LevelService {
         let started = Instant::now();
         let generated = self
             .run_bounded(move |stop| game.generate(key.difficulty, key.seed, stop))
-            .await?
-            .map_err(|e| match e {
-                GenerateError::Stopped { .. } => LevelError::OverBudget(self.bounds.budget),
-                other => {
-                    tracing::error!(error = %other, game = key.game, difficulty = %key.difficulty, seed = key.seed, "no level for key");
-                    LevelError::Failed(other.to_string())
-                }
-            })?;
+            .await
+            .and_then(|result| {
+                result.map_err(|e| match e {
+                    GenerateError::Stopped { .. } => LevelError::OverBudget(self.bounds.budget),
+                    other => {
+                        tracing::error!(error = %other, game = key.game, difficulty = %key.difficulty, seed = key.seed, "no level for key");
+                        LevelError::Failed(other.to_string())
+                    }
+                })
+            });
+        record_generation(
+            key,
+            generated.as_ref().map(|g| &g.summary),
+            started.elapsed(),
+        );
+        let generated = generated?;
         tracing::info!(
             game = key.game, difficulty = %key.difficulty, seed = key.seed,
             attempts = generated.summary.attempts, par = generated.summary.par,
@@ -154,10 +195,22 @@ impl LevelService {
         match self.store.insert_level(&key, &new).await {
             Ok(stored) => Ok(Arc::new(ServedLevel::new(stored, true))),
             Err(error) => {
+                crate::metrics::db_error("level_write");
                 tracing::warn!(%error, "store write failed; serving the level unstored");
                 Ok(Arc::new(ServedLevel::new(generated.json, false)))
             }
         }
+    }
+
+    /// Takes one of the client's cold-generation tokens.
+    fn admit(&self, client: Option<IpAddr>) -> Result<(), LevelError> {
+        let (Some(limiter), Some(client)) = (&self.limiter, client) else {
+            return Ok(());
+        };
+        limiter.check(client).map_err(|wait| {
+            crate::metrics::refused("rate_limited");
+            LevelError::RateLimited(wait)
+        })
     }
 
     /// Runs CPU-heavy work off the async runtime, at most `concurrency` at once, with the
@@ -166,11 +219,13 @@ impl LevelService {
         &self,
         job: impl FnOnce(&Stop) -> T + Send + 'static,
     ) -> Result<T, LevelError> {
+        let waiting = Instant::now();
         let permit =
-            tokio::time::timeout(self.bounds.queue_wait, self.slots.clone().acquire_owned())
-                .await
-                .map_err(|_| LevelError::Overloaded)?
-                .expect("the semaphore is never closed");
+            tokio::time::timeout(self.bounds.queue_wait, self.slots.clone().acquire_owned()).await;
+        crate::metrics::slot_wait(waiting.elapsed(), permit.is_ok());
+        let permit = permit
+            .map_err(|_| LevelError::Overloaded)?
+            .expect("the semaphore is never closed");
         let stop = Stop::at(Instant::now() + self.bounds.budget);
         let handle = tokio::task::spawn_blocking(move || {
             let _permit = permit;
@@ -180,6 +235,32 @@ impl LevelService {
             .await
             .map_err(|e| LevelError::Failed(format!("worker: {e}")))
     }
+}
+
+/// Counts a generation by outcome, and the work an accepted one took.
+fn record_generation(
+    key: LevelKey,
+    result: Result<&levelforge_games::Summary, &LevelError>,
+    took: Duration,
+) {
+    use crate::metrics::Outcome;
+    let tier = key.difficulty.as_str();
+    let outcome = match result {
+        Ok(summary) => {
+            crate::metrics::generation_work(
+                key.game,
+                tier,
+                u64::from(summary.attempts),
+                summary.states,
+            );
+            Outcome::Accepted
+        }
+        Err(LevelError::Overloaded) => Outcome::Overloaded,
+        Err(LevelError::OverBudget(_)) => Outcome::OverBudget,
+        // Refused before any generation starts; never reaches here.
+        Err(LevelError::Failed(_) | LevelError::RateLimited(_)) => Outcome::Failed,
+    };
+    crate::metrics::generation(key.game, tier, outcome, took);
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@ pub mod api;
 pub mod cli;
 pub mod config;
 pub mod levels;
+pub mod metrics;
+pub mod ratelimit;
 pub mod store;
 pub mod telemetry;
 
@@ -24,6 +26,8 @@ use crate::levels::LevelService;
 
 /// Connects the store (retrying while the database starts up) and builds the app state.
 pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
+    // Installed before the first request so that no early series is lost.
+    metrics::handle();
     let default_game = registry::find(&args.default_game).with_context(|| {
         format!(
             "DEFAULT_GAME `{}` is not one of {}",
@@ -41,9 +45,15 @@ pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
             Arc::new(store),
             args.generation.bounds(),
             args.cache_capacity,
-        ),
+        )
+        .with_rate_limit(ratelimit::RateLimiter::new(
+            args.rate_limit.rate_limit_cold_per_min,
+            args.rate_limit.rate_limit_cold_burst,
+        )),
         default_game,
         verify_max_states: args.verify_max_states,
+        limits: args.http.limits(),
+        trust_forwarded: args.rate_limit.trust_forwarded,
     })
 }
 
@@ -54,6 +64,8 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let app = api::router(state);
+    // The peer address is the client for rate limiting.
+    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;

@@ -10,7 +10,7 @@ use levelforge_games::Status;
 use serde_json::{Value, json};
 
 use super::AppState;
-use super::params::{self, LevelQuery};
+use super::params::{self, ClientIp, LevelQuery};
 use super::problem::ApiError;
 use crate::levels::{ServedLevel, strong_etag};
 use crate::store::NewPlay;
@@ -22,6 +22,7 @@ async fn served(
     state: &AppState,
     (difficulty, seed): &(String, String),
     query: &LevelQuery,
+    client: ClientIp,
 ) -> Result<
     (
         &'static dyn levelforge_games::Game,
@@ -32,18 +33,19 @@ async fn served(
 > {
     let (game, key) =
         params::level_key(difficulty, seed, query.game.as_deref(), state.default_game)?;
-    let level = state.levels.get(game, key).await?;
+    let level = state.levels.get_for(game, key, client.0).await?;
     Ok((game, key, level))
 }
 
 pub async fn level(
     State(state): State<AppState>,
     Path(path): LevelPath,
+    client: ClientIp,
     query: Result<Query<LevelQuery>, QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let query = query?.0;
-    let (_, _, level) = served(&state, &path, &query).await?;
+    let (_, _, level) = served(&state, &path, &query, client).await?;
     Ok(immutable(
         &headers,
         &level.etag,
@@ -55,11 +57,12 @@ pub async fn level(
 pub async fn preview(
     State(state): State<AppState>,
     Path(path): LevelPath,
+    client: ClientIp,
     query: Result<Query<LevelQuery>, QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let query = query?.0;
-    let (game, _, level) = served(&state, &path, &query).await?;
+    let (game, _, level) = served(&state, &path, &query, client).await?;
     let svg = game.preview_svg(level.document(), query.solution)?;
     let etag = strong_etag(svg.as_bytes());
     Ok(immutable(
@@ -73,6 +76,7 @@ pub async fn preview(
 pub async fn check(
     State(state): State<AppState>,
     Path(path): LevelPath,
+    client: ClientIp,
     query: Result<Query<LevelQuery>, QueryRejection>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
@@ -81,7 +85,7 @@ pub async fn check(
     let moves = body
         .get("moves")
         .ok_or_else(|| ApiError::BadRequest("the body needs `moves`".into()))?;
-    let (game, _, level) = served(&state, &path, &query).await?;
+    let (game, _, level) = served(&state, &path, &query, client).await?;
     let outcome = game.check(level.document(), moves)?;
     Ok(Json(outcome.json).into_response())
 }
@@ -89,13 +93,14 @@ pub async fn check(
 pub async fn play(
     State(state): State<AppState>,
     Path(path): LevelPath,
+    client: ClientIp,
     query: Result<Query<LevelQuery>, QueryRejection>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let query = query?.0;
     let body = params::json_object(&body?)?;
     let report = PlayReport::parse(&body)?;
-    let (game, key, level) = served(&state, &path, &query).await?;
+    let (game, key, level) = served(&state, &path, &query, client).await?;
     let outcome = game.check(level.document(), report.moves)?;
     let status = match outcome.status {
         Status::Won => "won",
@@ -115,7 +120,8 @@ pub async fn play(
             time_ms: report.time_ms,
             client: report.client,
         })
-        .await?;
+        .await
+        .inspect_err(|_| crate::metrics::db_error("play_write"))?;
     let mut answer = outcome.json;
     answer["id"] = json!(id);
     answer["solved_claimed"] = json!(report.solved);

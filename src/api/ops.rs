@@ -2,6 +2,8 @@
 
 use axum::Json;
 use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
 use serde_json::{Value, json};
 
 use super::AppState;
@@ -13,6 +15,19 @@ pub async fn healthz() -> Json<Value> {
 
 /// Ready when the database answers.
 pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
-    state.levels.store().ping().await?;
+    state.levels.store().ping().await.inspect_err(|_| {
+        crate::metrics::db_error("ping");
+    })?;
     Ok(Json(json!({ "status": "ready" })))
+}
+
+/// Prometheus text exposition format.
+pub async fn metrics() -> impl IntoResponse {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        crate::metrics::handle().render(),
+    )
 }

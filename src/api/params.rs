@@ -1,12 +1,46 @@
 //! Parsing of path, query and body input into the service's types, with clear errors.
 
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+
 use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
 use levelforge_games::{Difficulty, Game, registry};
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::problem::ApiError;
 use crate::store::LevelKey;
+
+/// The client a request counts against for rate limiting: the peer address, or with
+/// `TRUST_FORWARDED` the last `X-Forwarded-For` entry (the one our own proxy appended;
+/// earlier entries are whatever the client claimed).
+pub struct ClientIp(pub Option<IpAddr>);
+
+impl FromRequestParts<super::AppState> for ClientIp {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &super::AppState,
+    ) -> Result<Self, Self::Rejection> {
+        let forwarded = state
+            .trust_forwarded
+            .then(|| parts.headers.get("x-forwarded-for"))
+            .flatten()
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit(',').next())
+            .and_then(|ip| ip.trim().parse().ok());
+        let peer = || {
+            parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|c| c.0.ip())
+        };
+        Ok(ClientIp(forwarded.or_else(peer)))
+    }
+}
 
 /// Query parameters shared by the level routes.
 #[derive(Debug, Default, Deserialize)]

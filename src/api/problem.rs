@@ -26,6 +26,11 @@ pub enum ApiError {
         detail: String,
         retry_after_s: u32,
     },
+    /// A client over its rate limit.
+    TooManyRequests {
+        detail: String,
+        retry_after_s: u32,
+    },
     Internal(String),
 }
 
@@ -38,6 +43,7 @@ impl ApiError {
             ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large"),
             ApiError::Unprocessable { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "rule-violation"),
             ApiError::Unavailable { .. } => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            ApiError::TooManyRequests { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate-limited"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
@@ -49,9 +55,9 @@ impl ApiError {
             | ApiError::PayloadTooLarge(d)
             | ApiError::Internal(d) => d.clone(),
             ApiError::MethodNotAllowed => "this route does not take that method".into(),
-            ApiError::Unprocessable { detail, .. } | ApiError::Unavailable { detail, .. } => {
-                detail.clone()
-            }
+            ApiError::Unprocessable { detail, .. }
+            | ApiError::Unavailable { detail, .. }
+            | ApiError::TooManyRequests { detail, .. } => detail.clone(),
         }
     }
 }
@@ -78,7 +84,9 @@ impl IntoResponse for ApiError {
             HeaderValue::from_static("application/problem+json"),
         );
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        if let ApiError::Unavailable { retry_after_s, .. } = self {
+        if let ApiError::Unavailable { retry_after_s, .. }
+        | ApiError::TooManyRequests { retry_after_s, .. } = self
+        {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after_s));
         }
         response
@@ -97,6 +105,11 @@ impl From<LevelError> for ApiError {
                 retry_after_s: 5,
             },
             LevelError::Failed(_) => ApiError::Internal(e.to_string()),
+            LevelError::RateLimited(wait) => ApiError::TooManyRequests {
+                detail: e.to_string(),
+                // Whole seconds, rounded up: a client retrying then gets a token.
+                retry_after_s: u32::try_from(wait.as_secs() + 1).unwrap_or(u32::MAX),
+            },
         }
     }
 }

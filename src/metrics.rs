@@ -1,0 +1,117 @@
+//! Prometheus metrics. One process-wide recorder: the `metrics` macros write to a global,
+//! so several servers in one process (the integration tests) share it; series are
+//! cumulative counters and histograms, which is what Prometheus expects anyway.
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use axum::extract::{MatchedPath, Request};
+use axum::middleware::Next;
+use axum::response::Response;
+use metrics::{counter, histogram};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+
+/// Latency buckets in seconds: warm requests take microseconds, generations seconds.
+const SECONDS_BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
+/// The recorder's handle, installing the recorder on first use.
+pub fn handle() -> &'static PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE.get_or_init(|| {
+        let recorder = PrometheusBuilder::new()
+            .set_buckets(SECONDS_BUCKETS)
+            .expect("the bucket list is not empty")
+            .build_recorder();
+        let handle = recorder.handle();
+        // Fails only when another recorder is installed; ours then stays empty, which is
+        // visible on /metrics rather than fatal.
+        if metrics::set_global_recorder(recorder).is_err() {
+            tracing::warn!("a metrics recorder was already installed; /metrics will be empty");
+        }
+        handle
+    })
+}
+
+/// Records every routed request by route template (never the raw path: seeds would make
+/// the series unbounded), method and status.
+pub async fn track_requests(request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
+    let method = request.method().to_string();
+    let response = next.run(request).await;
+    let labels = [
+        ("route", route),
+        ("method", method),
+        ("status", response.status().as_u16().to_string()),
+    ];
+    counter!("levelforge_http_requests_total", &labels).increment(1);
+    histogram!("levelforge_http_request_duration_seconds", &labels)
+        .record(started.elapsed().as_secs_f64());
+    response
+}
+
+/// Outcome of one generation run by the level pipeline.
+#[derive(Clone, Copy, Debug)]
+pub enum Outcome {
+    Accepted,
+    OverBudget,
+    Overloaded,
+    Failed,
+}
+
+impl Outcome {
+    fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Accepted => "accepted",
+            Outcome::OverBudget => "over_budget",
+            Outcome::Overloaded => "overloaded",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+pub fn generation(game: &'static str, tier: &'static str, outcome: Outcome, took: Duration) {
+    let labels = [
+        ("game", game),
+        ("tier", tier),
+        ("outcome", outcome.as_str()),
+    ];
+    counter!("levelforge_generations_total", &labels).increment(1);
+    histogram!("levelforge_generation_duration_seconds", &labels).record(took.as_secs_f64());
+}
+
+/// Candidates tried and solver states expanded by an accepted generation.
+pub fn generation_work(game: &'static str, tier: &'static str, attempts: u64, states: u64) {
+    let labels = [("game", game), ("tier", tier)];
+    counter!("levelforge_generation_attempts_total", &labels).increment(attempts);
+    counter!("levelforge_solver_states_total", &labels).increment(states);
+}
+
+/// A level request answered from memory (`hit`) or by running the loader (`miss`).
+pub fn cache(hit: bool) {
+    let result = if hit { "hit" } else { "miss" };
+    counter!("levelforge_cache_requests_total", "result" => result).increment(1);
+}
+
+/// Time a job waited for a generation slot; `admitted` false when it gave up (503).
+pub fn slot_wait(waited: Duration, admitted: bool) {
+    histogram!("levelforge_generation_slot_wait_seconds").record(waited.as_secs_f64());
+    if !admitted {
+        counter!("levelforge_generation_slot_rejections_total").increment(1);
+    }
+}
+
+/// A failed database operation (`op`: level_read, level_write, play_write, ping).
+pub fn db_error(op: &'static str) {
+    counter!("levelforge_db_errors_total", "op" => op).increment(1);
+}
+
+/// A request refused by the overload layers (`reason`: shed, timeout, rate_limited).
+pub fn refused(reason: &'static str) {
+    counter!("levelforge_http_refused_total", "reason" => reason).increment(1);
+}
