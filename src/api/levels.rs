@@ -173,7 +173,12 @@ impl<'a> PlayReport<'a> {
 }
 
 /// A cacheable-forever response, or 304 when the client already has these bytes.
-fn immutable(request: &HeaderMap, etag: &str, content_type: &'static str, body: Bytes) -> Response {
+pub(super) fn immutable(
+    request: &HeaderMap,
+    etag: &str,
+    content_type: &'static str,
+    body: Bytes,
+) -> Response {
     let not_modified = request
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())

@@ -1,6 +1,8 @@
 //! The HTTP surface (api.md). Handlers translate between HTTP and the level service; they
 //! know no game's rules.
 
+mod browse;
+mod daily;
 mod designers;
 mod levels;
 mod ops;
@@ -42,6 +44,9 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 pub fn router(state: AppState) -> Router {
     let limits = state.limits.clone();
     let routes = Router::new()
+        .route("/levels", get(browse::browse))
+        .route("/levels/daily", get(daily::daily))
+        .route("/levels/{difficulty}", get(daily::pack))
         .route("/levels/{difficulty}/{seed}", get(levels::level))
         .route(
             "/levels/{difficulty}/{seed}/preview.svg",
@@ -51,6 +56,7 @@ pub fn router(state: AppState) -> Router {
         .route("/levels/{difficulty}/{seed}/plays", post(levels::play))
         .route("/verify", post(designers::verify))
         .route("/games", get(designers::games))
+        .route("/stats", get(browse::stats))
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::metrics))

@@ -4,12 +4,17 @@
 //! for PostgreSQL (production) and SQLite (the zero-setup default) through sqlx's `Any`
 //! driver: the SQL is shared, and each backend has its own migrations folder.
 
+mod browse;
+mod dialect;
 mod sql;
+mod stats;
 
 use async_trait::async_trait;
 use levelforge_games::{Difficulty, Summary};
 
+pub use browse::{Browse, Cursor, LevelSummary};
 pub use sql::SqlStore;
+pub use stats::{GroupStats, Percentiles, PlayStats, StatsFilter};
 
 /// The key of a level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,6 +65,10 @@ pub trait Store: Send + Sync {
     async fn insert_play(&self, play: &NewPlay<'_>) -> Result<i64, StoreError>;
     /// Whether the database answers.
     async fn ping(&self) -> Result<(), StoreError>;
+    /// One page of stored levels in (par, seed, difficulty) order, after the cursor.
+    async fn browse(&self, query: &Browse) -> Result<Vec<LevelSummary>, StoreError>;
+    /// Statistics per (game, difficulty) over stored levels and plays.
+    async fn stats(&self, filter: &StatsFilter) -> Result<Vec<GroupStats>, StoreError>;
 }
 
 /// Seeds are u64; the databases have i64. Flipping the top bit maps one onto the other

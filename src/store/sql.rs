@@ -6,7 +6,10 @@ use async_trait::async_trait;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyPool, Executor, Row};
 
-use super::{LevelKey, NewLevel, NewPlay, Store, StoreError, seed_to_column};
+use super::{
+    Browse, GroupStats, LevelKey, LevelSummary, NewLevel, NewPlay, StatsFilter, Store, StoreError,
+    seed_to_column,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -149,5 +152,13 @@ impl Store for SqlStore {
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
+    }
+
+    async fn browse(&self, query: &Browse) -> Result<Vec<LevelSummary>, StoreError> {
+        self.browse_page(query).await
+    }
+
+    async fn stats(&self, filter: &StatsFilter) -> Result<Vec<GroupStats>, StoreError> {
+        self.all_stats(filter).await
     }
 }

@@ -1,0 +1,203 @@
+//! Designer routes over stored levels: browsing (keyset pages) and statistics.
+
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use levelforge_games::Difficulty;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::params;
+use super::problem::ApiError;
+use crate::store::{Browse, Cursor, GroupStats, LevelSummary, Percentiles, StatsFilter};
+
+pub const BROWSE_DEFAULT_LIMIT: u32 = 50;
+pub const BROWSE_MAX_LIMIT: u32 = 200;
+
+#[derive(Debug, Default, Deserialize)]
+pub struct BrowseQuery {
+    pub game: Option<String>,
+    pub difficulty: Option<String>,
+    pub par_min: Option<u32>,
+    pub par_max: Option<u32>,
+    pub limit: Option<u32>,
+    pub after: Option<String>,
+}
+
+/// A tier named in a query string: unlike a path segment, a bad one is malformed input.
+fn query_difficulty(text: Option<&str>) -> Result<Option<Difficulty>, ApiError> {
+    text.map(|t| t.parse().map_err(ApiError::BadRequest))
+        .transpose()
+}
+
+fn browse_request(state: &AppState, q: &BrowseQuery) -> Result<Browse, ApiError> {
+    let game = params::game(q.game.as_deref(), state.default_game)?;
+    let limit = q.limit.unwrap_or(BROWSE_DEFAULT_LIMIT);
+    if !(1..=BROWSE_MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::BadRequest(format!(
+            "`limit` must be 1 to {BROWSE_MAX_LIMIT}, not {limit}"
+        )));
+    }
+    if let (Some(min), Some(max)) = (q.par_min, q.par_max)
+        && min > max
+    {
+        return Err(ApiError::BadRequest(format!(
+            "`par_min` ({min}) is above `par_max` ({max})"
+        )));
+    }
+    let after = q
+        .after
+        .as_deref()
+        .map(Cursor::parse)
+        .transpose()
+        .map_err(ApiError::BadRequest)?;
+    Ok(Browse {
+        game: game.name(),
+        difficulty: query_difficulty(q.difficulty.as_deref())?,
+        par_min: q.par_min,
+        par_max: q.par_max,
+        limit,
+        after,
+    })
+}
+
+/// The URL of the page after `cursor`, with the same filters.
+fn next_link(request: &Browse, cursor: Cursor) -> String {
+    let mut link = format!("/levels?game={}", request.game);
+    if let Some(d) = request.difficulty {
+        link += &format!("&difficulty={d}");
+    }
+    if let Some(min) = request.par_min {
+        link += &format!("&par_min={min}");
+    }
+    if let Some(max) = request.par_max {
+        link += &format!("&par_max={max}");
+    }
+    link + &format!("&limit={}&after={cursor}", request.limit)
+}
+
+fn with_links(summary: &LevelSummary) -> Value {
+    let mut value = json!(summary);
+    let path = format!("/levels/{}/{}", summary.difficulty, summary.seed);
+    value["links"] = json!({
+        "level": format!("{path}?game={}", summary.game),
+        "preview": format!("{path}/preview.svg?game={}", summary.game),
+    });
+    value
+}
+
+/// `GET /levels`: one page of summaries in (par, seed, difficulty) order.
+pub async fn browse(
+    State(state): State<AppState>,
+    query: Result<Query<BrowseQuery>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let request = browse_request(&state, &query?.0)?;
+    // One row more than asked tells whether another page exists.
+    let mut rows = state
+        .levels
+        .store()
+        .browse(&Browse {
+            limit: request.limit + 1,
+            ..request.clone()
+        })
+        .await?;
+    let more = rows.len() > request.limit as usize;
+    rows.truncate(request.limit as usize);
+    let next = rows
+        .last()
+        .filter(|_| more)
+        .and_then(LevelSummary::cursor)
+        .map(|cursor| next_link(&request, cursor));
+    let levels: Vec<Value> = rows.iter().map(with_links).collect();
+    Ok(Json(json!({ "levels": levels, "next": next })))
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct StatsQuery {
+    pub game: Option<String>,
+    pub difficulty: Option<String>,
+    pub format: Option<String>,
+}
+
+/// `GET /stats`: one group per (game, difficulty) with stored levels, as JSON or CSV.
+pub async fn stats(
+    State(state): State<AppState>,
+    query: Result<Query<StatsQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let q = query?.0;
+    let csv = match q.format.as_deref() {
+        None | Some("json") => false,
+        Some("csv") => true,
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "`format` must be json or csv, not `{other}`"
+            )));
+        }
+    };
+    let game = match q.game.as_deref() {
+        None => None,
+        named => Some(params::game(named, state.default_game)?.name()),
+    };
+    let filter = StatsFilter {
+        game,
+        difficulty: query_difficulty(q.difficulty.as_deref())?,
+    };
+    let groups = state.levels.store().stats(&filter).await?;
+    if csv {
+        let headers = [(header::CONTENT_TYPE, "text/csv; charset=utf-8")];
+        return Ok((headers, stats_csv(&groups)).into_response());
+    }
+    Ok(Json(json!({ "groups": groups })).into_response())
+}
+
+const CSV_HEADER: &str = "game,difficulty,levels,candidates,acceptance_rate,par_mean,par_p50,par_p95,par_p99,\
+generate_ms_p50,generate_ms_p95,generate_ms_p99,solve_ms_p50,solve_ms_p95,solve_ms_p99,\
+states_mean,states_max,solutions_unique,solutions_multiple,solutions_max,dead_ends_levels,dead_ends_sum,\
+plays,plays_won,solve_rate,moves_over_par_mean,time_to_solve_ms_p50";
+
+fn cell<T: ToString>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+fn percentile_cells(p: &Percentiles) -> [String; 3] {
+    [cell(p.p50), cell(p.p95), cell(p.p99)]
+}
+
+/// One line per group; the par histogram is JSON-only. Names are games' and tiers' own
+/// (lowercase ASCII), so no cell needs quoting.
+fn stats_csv(groups: &[GroupStats]) -> String {
+    let mut out = format!("{CSV_HEADER}\n");
+    for g in groups {
+        let mut cells = vec![
+            g.game.clone(),
+            g.difficulty.clone(),
+            g.levels.to_string(),
+            g.candidates.to_string(),
+            cell(g.acceptance_rate),
+            cell(g.par.mean),
+        ];
+        cells.extend(percentile_cells(&g.par.percentiles));
+        cells.extend(percentile_cells(&g.generate_ms));
+        cells.extend(percentile_cells(&g.solve_ms));
+        cells.extend([
+            cell(g.states.mean),
+            cell(g.states.max),
+            g.solution_count.unique.to_string(),
+            g.solution_count.multiple.to_string(),
+            cell(g.solution_count.max),
+            g.dead_ends.levels.to_string(),
+            cell(g.dead_ends.sum),
+            g.plays.count.to_string(),
+            g.plays.won.to_string(),
+            cell(g.plays.solve_rate),
+            cell(g.plays.moves_over_par_mean),
+            cell(g.plays.time_to_solve_ms_p50),
+        ]);
+        out += &cells.join(",");
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,305 @@
+//! The level of the day and packs of consecutive seeds for offline play.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use levelforge_games::{Difficulty, Game};
+use serde::Deserialize;
+use tokio::task::JoinSet;
+
+use super::AppState;
+use super::levels::immutable;
+use super::params;
+use super::problem::ApiError;
+use crate::levels::{LevelError, LevelService, ServedLevel, strong_etag};
+use crate::store::LevelKey;
+
+/// A day as a count of days since 1970-01-01 (UTC).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Day(pub i64);
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The inverse of [`days_from_civil`].
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+impl Day {
+    /// Strict `YYYY-MM-DD`, years 1970 to 9999, a day that exists.
+    pub fn parse(text: &str) -> Result<Day, String> {
+        let bad = || {
+            format!(
+                "`date` must be a real day YYYY-MM-DD from 1970-01-01 to 9999-12-31, not `{text}`"
+            )
+        };
+        let b = text.as_bytes();
+        let shape = b.len() == 10
+            && b[4] == b'-'
+            && b[7] == b'-'
+            && b.iter()
+                .enumerate()
+                .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+        if !shape {
+            return Err(bad());
+        }
+        let number = |range: std::ops::Range<usize>| text[range].parse::<i64>().map_err(|_| bad());
+        let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
+        let days = days_from_civil(year, month, day);
+        // A date that does not exist (2026-02-30) does not survive the round trip.
+        if year < 1970 || civil_from_days(days) != (year, month, day) {
+            return Err(bad());
+        }
+        Ok(Day(days))
+    }
+
+    pub fn today() -> Day {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Day((secs / 86_400) as i64)
+    }
+
+    pub fn iso(self) -> String {
+        let (y, m, d) = civil_from_days(self.0);
+        format!("{y:04}-{m:02}-{d:02}")
+    }
+
+    /// The daily key: seed = the date's digits YYYYMMDD as a number (2026-11-22 →
+    /// 20261122); tier by ISO weekday: Monday easy, Tuesday medium, Wednesday hard,
+    /// Thursday expert, Friday medium, Saturday hard, Sunday expert.
+    pub fn key(self) -> (Difficulty, u64) {
+        use Difficulty::{Easy, Expert, Hard, Medium};
+        const BY_WEEKDAY: [Difficulty; 7] = [Easy, Medium, Hard, Expert, Medium, Hard, Expert];
+        // 1970-01-01 was a Thursday (index 3 from Monday).
+        let weekday = (self.0 + 3).rem_euclid(7) as usize;
+        let (y, m, d) = civil_from_days(self.0);
+        (BY_WEEKDAY[weekday], (y * 10_000 + m * 100 + d) as u64)
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct DailyQuery {
+    pub game: Option<String>,
+    pub date: Option<String>,
+}
+
+/// How long a client or cache may keep the redirect of an undated request.
+const TODAY_MAX_AGE_S: u32 = 60;
+
+/// `GET /levels/daily`: without `date`, a 307 to today's dated URL (cacheable for a
+/// minute only); with one, that day's level, cacheable forever like any level.
+pub async fn daily(
+    State(state): State<AppState>,
+    query: Result<Query<DailyQuery>, QueryRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let q = query?.0;
+    let game = params::game(q.game.as_deref(), state.default_game)?;
+    let Some(date) = q.date else {
+        let location = format!(
+            "/levels/daily?game={}&date={}",
+            game.name(),
+            Day::today().iso()
+        );
+        let mut response = StatusCode::TEMPORARY_REDIRECT.into_response();
+        let h = response.headers_mut();
+        h.insert(
+            header::LOCATION,
+            HeaderValue::try_from(location).map_err(|e| ApiError::Internal(e.to_string()))?,
+        );
+        h.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_str(&format!("public, max-age={TODAY_MAX_AGE_S}"))
+                .map_err(|e| ApiError::Internal(e.to_string()))?,
+        );
+        return Ok(response);
+    };
+    let (difficulty, seed) = Day::parse(&date).map_err(ApiError::BadRequest)?.key();
+    let key = LevelKey {
+        game: game.name(),
+        difficulty,
+        seed,
+    };
+    let level = state.levels.get(game, key).await?;
+    let mut response = immutable(
+        &headers,
+        &level.etag,
+        "application/json",
+        level.json.clone(),
+    );
+    let canonical = format!("/levels/{difficulty}/{seed}?game={}", game.name());
+    if let Ok(value) = HeaderValue::try_from(canonical) {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_LOCATION, value);
+    }
+    Ok(response)
+}
+
+pub const PACK_MAX_COUNT: u64 = 100;
+pub const PACK_DEFAULT_COUNT: u64 = 10;
+/// Keys one pack request fetches or generates at once; generation itself also waits for
+/// the service's shared slots, so a pack cannot take the whole pool.
+pub const PACK_PARALLEL: usize = 4;
+
+#[derive(Debug, Default, Deserialize)]
+pub struct PackQuery {
+    pub game: Option<String>,
+    pub from: Option<String>,
+    pub count: Option<u64>,
+}
+
+fn pack_seeds(q: &PackQuery) -> Result<(u64, u64), ApiError> {
+    let from = params::seed(
+        q.from
+            .as_deref()
+            .ok_or_else(|| ApiError::BadRequest("`from` (the first seed) is required".into()))?,
+    )?;
+    let count = q.count.unwrap_or(PACK_DEFAULT_COUNT);
+    if !(1..=PACK_MAX_COUNT).contains(&count) {
+        return Err(ApiError::BadRequest(format!(
+            "`count` must be 1 to {PACK_MAX_COUNT}, not {count}"
+        )));
+    }
+    if from.checked_add(count - 1).is_none() {
+        return Err(ApiError::BadRequest(
+            "`from` + `count` - 1 is past the largest seed".into(),
+        ));
+    }
+    Ok((from, count))
+}
+
+/// Fetches (or generates) `count` keys from `from`, at most [`PACK_PARALLEL`] at once,
+/// in seed order. The first failure ends the pack: keys already done stay stored.
+async fn fetch_pack(
+    levels: &LevelService,
+    game: &'static dyn Game,
+    difficulty: Difficulty,
+    from: u64,
+    count: u64,
+) -> Result<Vec<Arc<ServedLevel>>, LevelError> {
+    let mut done: Vec<Option<Arc<ServedLevel>>> = vec![None; count as usize];
+    let mut running = JoinSet::new();
+    let mut next = 0u64;
+    while next < count || !running.is_empty() {
+        while next < count && running.len() < PACK_PARALLEL {
+            let (levels, index) = (levels.clone(), next);
+            let key = LevelKey {
+                game: game.name(),
+                difficulty,
+                seed: from + index,
+            };
+            running.spawn(async move { (index, levels.get(game, key).await) });
+            next += 1;
+        }
+        let Some(joined) = running.join_next().await else {
+            break;
+        };
+        let (index, level) = joined.map_err(|e| LevelError::Failed(format!("pack task: {e}")))?;
+        done[index as usize] = Some(level?);
+    }
+    Ok(done.into_iter().flatten().collect())
+}
+
+/// `GET /levels/{difficulty}?from=&count=`: a JSON array of the stored levels of seeds
+/// from..from+count, each byte for byte as `GET /levels/{difficulty}/{seed}` serves it.
+pub async fn pack(
+    State(state): State<AppState>,
+    Path(difficulty): Path<String>,
+    query: Result<Query<PackQuery>, QueryRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let q = query?.0;
+    let game = params::game(q.game.as_deref(), state.default_game)?;
+    let difficulty = params::difficulty(&difficulty)?;
+    let (from, count) = pack_seeds(&q)?;
+    let levels = fetch_pack(&state.levels, game, difficulty, from, count).await?;
+    let mut body = Vec::with_capacity(levels.iter().map(|l| l.json.len() + 1).sum::<usize>() + 2);
+    body.push(b'[');
+    for (i, level) in levels.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(&level.json);
+    }
+    body.push(b']');
+    let etag = strong_etag(&body);
+    Ok(immutable(
+        &headers,
+        &etag,
+        "application/json",
+        Bytes::from(body),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_parse_strictly_and_round_trip() {
+        assert_eq!(Day::parse("1970-01-01"), Ok(Day(0)));
+        assert_eq!(
+            Day::parse("2024-02-29").map(Day::iso),
+            Ok("2024-02-29".into())
+        );
+        assert_eq!(
+            Day::parse("9999-12-31").map(Day::iso),
+            Ok("9999-12-31".into())
+        );
+        for bad in [
+            "",
+            "2026-02-30",
+            "2025-02-29",
+            "2026-13-01",
+            "2026-00-10",
+            "1969-12-31",
+            "2026-1-01",
+            "+026-01-01",
+            "2026/01/01",
+            "2026-01-01x",
+        ] {
+            assert!(Day::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(Day::parse(&Day::today().iso()), Ok(Day::today()));
+    }
+
+    #[test]
+    fn daily_key_is_the_date_and_the_weekday_tier() {
+        // 2026-11-22 is a Sunday; 2026-11-23 a Monday.
+        assert_eq!(
+            Day::parse("2026-11-22").unwrap().key(),
+            (Difficulty::Expert, 20_261_122)
+        );
+        assert_eq!(
+            Day::parse("2026-11-23").unwrap().key(),
+            (Difficulty::Easy, 20_261_123)
+        );
+        assert_eq!(
+            Day::parse("1970-01-01").unwrap().key(),
+            (Difficulty::Expert, 19_700_101)
+        );
+    }
+}

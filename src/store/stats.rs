@@ -1,0 +1,330 @@
+//! Statistics per (game, difficulty) over stored levels and player plays. Only stored
+//! columns and the `metrics` JSON are read: no game's rules.
+
+use levelforge_games::Difficulty;
+use serde::Serialize;
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use super::StoreError;
+use super::browse::{Arg, Filter};
+use super::sql::SqlStore;
+
+/// Both optional: absent means every game / every tier, one group each.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StatsFilter {
+    pub game: Option<&'static str>,
+    pub difficulty: Option<Difficulty>,
+}
+
+/// Nearest-rank percentiles (the smallest value with at least p of the values at or
+/// below it): PostgreSQL's `percentile_disc`. None without values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Percentiles {
+    pub p50: Option<i64>,
+    pub p95: Option<i64>,
+    pub p99: Option<i64>,
+}
+
+impl Percentiles {
+    /// From values sorted ascending.
+    pub fn of_sorted(values: &[i64]) -> Percentiles {
+        Percentiles::from_counts(values.iter().map(|&v| (v, 1)))
+    }
+
+    /// From (value, how many) pairs in ascending value order.
+    pub fn from_counts(counts: impl Iterator<Item = (i64, i64)> + Clone) -> Percentiles {
+        let total: i64 = counts.clone().map(|(_, n)| n).sum();
+        let at = |per_mille: i64| {
+            // 1-based rank ceil(p * n), in integers.
+            let rank = (per_mille * total + 999) / 1000;
+            let mut seen = 0;
+            counts.clone().find_map(|(value, n)| {
+                seen += n;
+                (total > 0 && seen >= rank).then_some(value)
+            })
+        };
+        Percentiles {
+            p50: at(500),
+            p95: at(950),
+            p99: at(990),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ParBucket {
+    pub par: i64,
+    pub levels: i64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ParStats {
+    pub mean: Option<f64>,
+    #[serde(flatten)]
+    pub percentiles: Percentiles,
+    pub histogram: Vec<ParBucket>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StatesStats {
+    pub mean: Option<f64>,
+    pub max: Option<i64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SolutionStats {
+    /// Levels with exactly one optimal solution.
+    pub unique: i64,
+    /// Levels with more than one.
+    pub multiple: i64,
+    pub max: Option<i64>,
+}
+
+/// `metrics.dead_ends` where the game reports it.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeadEnds {
+    /// Levels whose metrics have `dead_ends`.
+    pub levels: i64,
+    pub sum: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PlayStats {
+    pub count: i64,
+    /// Plays whose server replay won.
+    pub won: i64,
+    /// won / count.
+    pub solve_rate: Option<f64>,
+    /// Mean of moves_used - par over won plays.
+    pub moves_over_par_mean: Option<f64>,
+    /// Median time_ms of won plays that reported a time.
+    pub time_to_solve_ms_p50: Option<i64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GroupStats {
+    pub game: String,
+    pub difficulty: String,
+    pub levels: i64,
+    /// Candidates generated for these levels: the sum of `attempts`.
+    pub candidates: i64,
+    /// Levels per candidate: levels / candidates.
+    pub acceptance_rate: Option<f64>,
+    pub par: ParStats,
+    pub generate_ms: Percentiles,
+    pub solve_ms: Percentiles,
+    pub states: StatesStats,
+    pub solution_count: SolutionStats,
+    pub dead_ends: DeadEnds,
+    pub plays: PlayStats,
+}
+
+fn ratio(part: i64, whole: i64) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
+}
+
+/// `WHERE game = $1 AND difficulty = $2` for one group.
+fn group_filter(game: &str, difficulty: &str, column_prefix: &str) -> Filter {
+    let mut filter = Filter::default();
+    filter.and(
+        &format!("{column_prefix}game = {{}}"),
+        Arg::Text(game.into()),
+    );
+    filter.and(
+        &format!("{column_prefix}difficulty = {{}}"),
+        Arg::Text(difficulty.into()),
+    );
+    filter
+}
+
+impl SqlStore {
+    pub(super) async fn all_stats(
+        &self,
+        filter: &StatsFilter,
+    ) -> Result<Vec<GroupStats>, StoreError> {
+        let rows = self.level_aggregates(filter).await?;
+        let mut groups = Vec::with_capacity(rows.len());
+        for row in &rows {
+            groups.push(self.group(row).await?);
+        }
+        Ok(groups)
+    }
+
+    /// One row per group: everything plain SQL aggregates give.
+    async fn level_aggregates(&self, f: &StatsFilter) -> Result<Vec<AnyRow>, StoreError> {
+        let mut filter = Filter::default();
+        if let Some(game) = f.game {
+            filter.and("game = {}", Arg::Text(game.into()));
+        }
+        if let Some(d) = f.difficulty {
+            filter.and("difficulty = {}", Arg::Text(d.as_str().into()));
+        }
+        let dead_ends = self.backend().metric("dead_ends");
+        let sql = format!(
+            "SELECT game, difficulty, COUNT(*), CAST(SUM(attempts) AS BIGINT), \
+             CAST(AVG(par) AS DOUBLE PRECISION), CAST(AVG(states) AS DOUBLE PRECISION), \
+             MAX(states), CAST(SUM(CASE WHEN solution_count = 1 THEN 1 ELSE 0 END) AS BIGINT), \
+             MAX(solution_count), COUNT({dead_ends}), CAST(SUM({dead_ends}) AS BIGINT) \
+             FROM levels{} GROUP BY game, difficulty ORDER BY game, difficulty",
+            filter.where_clause()
+        );
+        Ok(filter
+            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
+            .fetch_all(self.pool())
+            .await?)
+    }
+
+    async fn group(&self, row: &AnyRow) -> Result<GroupStats, StoreError> {
+        let game: String = row.try_get(0)?;
+        let difficulty: String = row.try_get(1)?;
+        let levels: i64 = row.try_get(2)?;
+        let candidates: i64 = row.try_get::<Option<i64>, _>(3)?.unwrap_or(0);
+        let unique: i64 = row.try_get::<Option<i64>, _>(7)?.unwrap_or(0);
+        let histogram = self.par_histogram(&game, &difficulty).await?;
+        let level_rows = format!(
+            " FROM levels{}",
+            group_filter(&game, &difficulty, "").where_clause()
+        );
+        let level_args = group_filter(&game, &difficulty, "");
+        Ok(GroupStats {
+            levels,
+            candidates,
+            acceptance_rate: ratio(levels, candidates),
+            par: ParStats {
+                mean: row.try_get(4)?,
+                percentiles: Percentiles::from_counts(histogram.iter().map(|b| (b.par, b.levels))),
+                histogram,
+            },
+            generate_ms: self
+                .percentiles("generate_ms", &level_rows, &level_args)
+                .await?,
+            solve_ms: self
+                .percentiles("solve_ms", &level_rows, &level_args)
+                .await?,
+            states: StatesStats {
+                mean: row.try_get(5)?,
+                max: row.try_get(6)?,
+            },
+            solution_count: SolutionStats {
+                unique,
+                multiple: levels - unique,
+                max: row.try_get(8)?,
+            },
+            dead_ends: DeadEnds {
+                levels: row.try_get(9)?,
+                sum: row.try_get(10)?,
+            },
+            plays: self.play_stats(&game, &difficulty).await?,
+            game,
+            difficulty,
+        })
+    }
+
+    async fn par_histogram(
+        &self,
+        game: &str,
+        difficulty: &str,
+    ) -> Result<Vec<ParBucket>, StoreError> {
+        let filter = group_filter(game, difficulty, "");
+        let sql = format!(
+            "SELECT par, COUNT(*) FROM levels{} GROUP BY par ORDER BY par",
+            filter.where_clause()
+        );
+        let rows = filter
+            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(ParBucket {
+                    par: r.try_get(0)?,
+                    levels: r.try_get(1)?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StoreError::from)
+    }
+
+    /// Percentiles of `column` over the rows of `from_where` (a constant of this module),
+    /// in SQL where the backend can, else over the sorted column in Rust.
+    async fn percentiles(
+        &self,
+        column: &str,
+        from_where: &str,
+        filter: &Filter,
+    ) -> Result<Percentiles, StoreError> {
+        if self.backend().has_percentiles() {
+            let within = |p: &str| format!("percentile_disc({p}) WITHIN GROUP (ORDER BY {column})");
+            let sql = format!(
+                "SELECT {}, {}, {}{from_where}",
+                within("0.5"),
+                within("0.95"),
+                within("0.99")
+            );
+            let row = filter
+                .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
+                .fetch_one(self.pool())
+                .await?;
+            return Ok(Percentiles {
+                p50: row.try_get(0)?,
+                p95: row.try_get(1)?,
+                p99: row.try_get(2)?,
+            });
+        }
+        let sql = format!("SELECT {column}{from_where} ORDER BY {column}");
+        let rows = filter
+            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
+            .fetch_all(self.pool())
+            .await?;
+        let values = rows
+            .iter()
+            .map(|r| r.try_get::<i64, _>(0))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Percentiles::of_sorted(&values))
+    }
+
+    async fn play_stats(&self, game: &str, difficulty: &str) -> Result<PlayStats, StoreError> {
+        let filter = group_filter(game, difficulty, "p.");
+        let sql = format!(
+            "SELECT COUNT(*), CAST(SUM(CASE WHEN p.status = 'won' THEN 1 ELSE 0 END) AS BIGINT), \
+             CAST(AVG(CASE WHEN p.status = 'won' THEN p.moves_used - l.par END) AS DOUBLE PRECISION) \
+             FROM plays p JOIN levels l \
+             ON l.game = p.game AND l.difficulty = p.difficulty AND l.seed = p.seed{}",
+            filter.where_clause()
+        );
+        let row = filter
+            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
+            .fetch_one(self.pool())
+            .await?;
+        let count: i64 = row.try_get(0)?;
+        let won = row.try_get::<Option<i64>, _>(1)?.unwrap_or(0);
+        let mut timed = group_filter(game, difficulty, "");
+        timed.and_sql("status = 'won' AND time_ms IS NOT NULL".into());
+        let from_where = format!(" FROM plays{}", timed.where_clause());
+        Ok(PlayStats {
+            count,
+            won,
+            solve_rate: ratio(won, count),
+            moves_over_par_mean: row.try_get(2)?,
+            time_to_solve_ms_p50: self.percentiles("time_ms", &from_where, &timed).await?.p50,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        assert_eq!(Percentiles::of_sorted(&[]), Percentiles::default());
+        let one_to_hundred: Vec<i64> = (1..=100).collect();
+        let p = Percentiles::of_sorted(&one_to_hundred);
+        assert_eq!((p.p50, p.p95, p.p99), (Some(50), Some(95), Some(99)));
+        let p = Percentiles::of_sorted(&[7]);
+        assert_eq!((p.p50, p.p95, p.p99), (Some(7), Some(7), Some(7)));
+        let p = Percentiles::from_counts([(2, 3), (5, 1)].into_iter());
+        assert_eq!((p.p50, p.p95, p.p99), (Some(2), Some(5), Some(5)));
+    }
+}

@@ -1,0 +1,371 @@
+//! Designer and player routes (browse, stats, daily, packs) against the real server, on
+//! SQLite and PostgreSQL.
+
+mod common;
+
+use common::{Server, client, drop_postgres, postgres_url, sqlite_url};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+async fn get(url: &str) -> (StatusCode, reqwest::header::HeaderMap, String) {
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let response = no_redirects.get(url).send().await.unwrap();
+    let (status, headers) = (response.status(), response.headers().clone());
+    (status, headers, response.text().await.unwrap())
+}
+
+async fn get_json(url: &str) -> (StatusCode, Value) {
+    let (status, _, body) = get(url).await;
+    (status, serde_json::from_str(&body).unwrap())
+}
+
+/// Each path must answer 400 problem+json.
+async fn all_bad_requests(server: &Server, paths: &[&str]) {
+    for path in paths {
+        let (status, headers, body) = get(&server.url(path)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{path}: {body}");
+        assert_eq!(
+            headers["content-type"], "application/problem+json",
+            "{path}"
+        );
+    }
+}
+
+/// Stores fruit easy seeds 1..=6 and medium 1..=2 and returns the easy levels.
+async fn seed_store(server: &Server) -> Vec<Value> {
+    let mut easy = Vec::new();
+    for seed in 1..=6 {
+        let (status, level) = get_json(&server.url(&format!("/levels/easy/{seed}"))).await;
+        assert_eq!(status, 200);
+        easy.push(level);
+    }
+    for seed in 1..=2 {
+        assert_eq!(
+            get_json(&server.url(&format!("/levels/medium/{seed}")))
+                .await
+                .0,
+            200
+        );
+    }
+    easy
+}
+
+async fn browse_pages_in_par_seed_order(server: &Server, easy: &[Value]) {
+    let mut expected: Vec<(u64, u64)> = easy
+        .iter()
+        .map(|l| (l["par"].as_u64().unwrap(), l["seed"].as_u64().unwrap()))
+        .collect();
+    expected.sort();
+    let mut seen = Vec::new();
+    let mut next = Some("/levels?game=fruit&difficulty=easy&limit=4".to_string());
+    while let Some(path) = next {
+        let (status, page) = get_json(&server.url(&path)).await;
+        assert_eq!(status, 200, "{page}");
+        for level in page["levels"].as_array().unwrap() {
+            seen.push((
+                level["par"].as_u64().unwrap(),
+                level["seed"].as_u64().unwrap(),
+            ));
+            let link = level["links"]["level"].as_str().unwrap();
+            assert_eq!(get(&server.url(link)).await.0, 200);
+            assert!(
+                level["links"]["preview"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("preview.svg?game=fruit")
+            );
+            assert!(level["created_at"].as_str().unwrap().ends_with('Z'));
+            assert!(level["attempts"].as_u64().unwrap() >= 1);
+        }
+        next = page["next"].as_str().map(str::to_string);
+    }
+    assert_eq!(seen, expected);
+
+    // Every tier of the game, filtered by par.
+    let (_, all) = get_json(&server.url("/levels?limit=200")).await;
+    assert_eq!(all["levels"].as_array().unwrap().len(), 8);
+    assert_eq!(all["next"], Value::Null);
+    let (_, high) = get_json(&server.url("/levels?par_min=5&par_max=7")).await;
+    let pars: Vec<u64> = high["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["par"].as_u64().unwrap())
+        .collect();
+    assert_eq!(pars.len(), 2, "the two medium levels: {high}");
+    assert!(pars.iter().all(|p| (5..=7).contains(p)));
+    let (_, none) = get_json(&server.url("/levels?game=hopper")).await;
+    assert_eq!(none, json!({"levels": [], "next": null}));
+    all_bad_requests(
+        server,
+        &[
+            "/levels?limit=0",
+            "/levels?limit=201",
+            "/levels?limit=x",
+            "/levels?par_min=-1",
+            "/levels?par_min=9&par_max=3",
+            "/levels?after=garbage",
+            "/levels?after=3:1:insane",
+            "/levels?difficulty=insane",
+        ],
+    )
+    .await;
+    assert_eq!(get(&server.url("/levels?game=chess")).await.0, 404);
+}
+
+async fn stats_count_levels_and_plays(server: &Server, easy: &[Value]) {
+    let solution = easy[0]["solution"].clone();
+    for (moves, solved) in [(solution, true), (json!(""), false)] {
+        let response = client()
+            .post(server.url("/levels/easy/1/plays"))
+            .json(&json!({"solved": solved, "moves": moves, "time_ms": 4000}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201);
+    }
+    let (status, stats) = get_json(&server.url("/stats?game=fruit&difficulty=easy")).await;
+    assert_eq!(status, 200, "{stats}");
+    let groups = stats["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1);
+    let g = &groups[0];
+    let attempts: u64 = easy
+        .iter()
+        .map(|l| l["metrics"]["attempts"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        (g["levels"].as_u64(), g["candidates"].as_u64()),
+        (Some(6), Some(attempts))
+    );
+    let rate = g["acceptance_rate"].as_f64().unwrap();
+    assert!((rate - 6.0 / attempts as f64).abs() < 1e-9);
+    let histogram: u64 = g["par"]["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["levels"].as_u64().unwrap())
+        .sum();
+    assert_eq!(histogram, 6);
+    let mut pars: Vec<u64> = easy.iter().map(|l| l["par"].as_u64().unwrap()).collect();
+    pars.sort();
+    assert_eq!(
+        g["par"]["p50"].as_u64(),
+        Some(pars[2]),
+        "nearest rank: 3rd of 6"
+    );
+    assert_eq!(g["par"]["p99"].as_u64(), Some(pars[5]));
+    assert!(g["generate_ms"]["p95"].is_u64() && g["solve_ms"]["p50"].is_u64());
+    let max_states = easy
+        .iter()
+        .map(|l| l["metrics"]["states"].as_u64().unwrap())
+        .max();
+    assert_eq!(g["states"]["max"].as_u64(), max_states);
+    let dead_ends: u64 = easy
+        .iter()
+        .map(|l| l["metrics"]["dead_ends"].as_u64().unwrap())
+        .sum();
+    assert_eq!(g["dead_ends"], json!({"levels": 6, "sum": dead_ends}));
+    let unique = easy
+        .iter()
+        .filter(|l| l["metrics"]["solution_count"] == 1)
+        .count() as u64;
+    assert_eq!(g["solution_count"]["unique"].as_u64(), Some(unique));
+    let plays = &g["plays"];
+    assert_eq!(
+        (plays["count"].as_u64(), plays["won"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(plays["solve_rate"].as_f64(), Some(0.5));
+    assert_eq!(plays["moves_over_par_mean"].as_f64(), Some(0.0));
+    assert_eq!(plays["time_to_solve_ms_p50"].as_u64(), Some(4000));
+
+    let (_, every) = get_json(&server.url("/stats")).await;
+    let tiers: Vec<&str> = every["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["difficulty"].as_str().unwrap())
+        .collect();
+    assert_eq!(tiers, ["easy", "medium"]);
+    let (status, headers, csv) = get(&server.url("/stats?format=csv")).await;
+    assert_eq!(status, 200);
+    assert_eq!(headers["content-type"], "text/csv; charset=utf-8");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("game,difficulty,levels,candidates,acceptance_rate,"));
+    assert_eq!(lines[0].split(',').count(), lines[1].split(',').count());
+    assert!(lines[1].starts_with("fruit,easy,6,"));
+    all_bad_requests(server, &["/stats?format=xml", "/stats?difficulty=insane"]).await;
+}
+
+async fn daily_redirects_then_serves_forever(server: &Server) {
+    let (status, headers, _) = get(&server.url("/levels/daily?game=fruit")).await;
+    assert_eq!(status, StatusCode::TEMPORARY_REDIRECT);
+    assert_eq!(headers["cache-control"], "public, max-age=60");
+    let location = headers["location"].to_str().unwrap().to_string();
+    assert!(
+        location.starts_with("/levels/daily?game=fruit&date="),
+        "{location}"
+    );
+    // Not followed: today's key varies, and fruit expert 20261122 panics in the game
+    // crate (games/src/tilt.rs overflow, reported); the dated route is tested below.
+    assert_eq!(location.len(), "/levels/daily?game=fruit&date=".len() + 10);
+
+    // 2026-11-23 is a Monday: easy, seed 20261123.
+    let (status, headers, body) = get(&server.url("/levels/daily?date=2026-11-23")).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    assert_eq!(
+        headers["content-location"],
+        "/levels/easy/20261123?game=fruit"
+    );
+    let (_, same_headers, same) = get(&server.url("/levels/easy/20261123")).await;
+    assert_eq!((body, &headers["etag"]), (same, &same_headers["etag"]));
+    all_bad_requests(
+        server,
+        &[
+            "/levels/daily?date=2026-02-30",
+            "/levels/daily?date=yesterday",
+            "/levels/daily?date=1969-12-31",
+        ],
+    )
+    .await;
+}
+
+async fn packs_are_consecutive_stored_levels(server: &Server) {
+    let (status, headers, body) = get(&server.url("/levels/easy?from=5&count=3")).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    let pack: Vec<Value> = serde_json::from_str(&body).unwrap();
+    let seeds: Vec<u64> = pack.iter().map(|l| l["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds, [5, 6, 7]);
+    for level in &pack {
+        let (_, single) = get_json(&server.url(&format!("/levels/easy/{}", level["seed"]))).await;
+        assert_eq!(&single, level, "a pack holds the stored levels");
+    }
+    // The last seed is a valid pack of one.
+    let (status, last) =
+        get_json(&server.url("/levels/easy?from=18446744073709551615&count=1")).await;
+    assert_eq!(
+        (status, last[0]["seed"].as_u64()),
+        (StatusCode::OK, Some(u64::MAX))
+    );
+    all_bad_requests(
+        server,
+        &[
+            "/levels/easy?count=3",
+            "/levels/easy?from=1&count=0",
+            "/levels/easy?from=1&count=101",
+            "/levels/easy?from=-1",
+            "/levels/easy?from=18446744073709551615&count=2",
+        ],
+    )
+    .await;
+    assert_eq!(get(&server.url("/levels/insane?from=1")).await.0, 404);
+}
+
+async fn designer_routes(url: &str) {
+    let server = Server::start(url, &["--gen-queue-wait-ms", "60000"]).await;
+    let easy = seed_store(&server).await;
+    browse_pages_in_par_seed_order(&server, &easy).await;
+    stats_count_levels_and_plays(&server, &easy).await;
+    daily_redirects_then_serves_forever(&server).await;
+    packs_are_consecutive_stored_levels(&server).await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn designer_routes_on_sqlite() {
+    designer_routes(&sqlite_url()).await;
+}
+
+#[tokio::test]
+async fn designer_routes_on_postgres() {
+    let url = postgres_url().await;
+    designer_routes(&url).await;
+    drop_postgres(&url).await;
+}
+
+#[tokio::test]
+async fn an_overloaded_pack_is_503_with_retry_after() {
+    let server = Server::start(&sqlite_url(), &["--gen-budget-ms", "0"]).await;
+    let (status, headers, _) = get(&server.url("/levels/expert?from=1&count=20")).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(headers.contains_key("retry-after"));
+    assert_eq!(headers["content-type"], "application/problem+json");
+    server.stop().await;
+}
+
+/// Fills a store with 100,000 synthetic levels (4 tiers) and 1,000,000 plays, then times
+/// `GET /stats`. Run: `cargo test --test designers -- --ignored --nocapture`.
+async fn stats_at_scale(url: &str) {
+    let server = Server::start(url, &[]).await;
+    let pool = sqlx::AnyPool::connect(url).await.unwrap();
+    let tier = |n: &str| {
+        format!(
+            "CASE {n} % 4 WHEN 0 THEN 'easy' WHEN 1 THEN 'medium' WHEN 2 THEN 'hard' ELSE 'expert' END"
+        )
+    };
+    let levels = format!(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) \
+         INSERT INTO levels (game, difficulty, seed, version, par, attempts, generate_ms, solve_ms, \
+         states, solution_count, metrics, level) \
+         SELECT 'fruit', {}, i, 1, 2 + i % 15, 1 + i % 20, i % 300, i % 100, 100 + i % 5000, \
+         1 + i % 3, '{{\"dead_ends\":' || (i % 50) || '}}', '{{}}' FROM n",
+        tier("i")
+    );
+    let plays = format!(
+        "WITH RECURSIVE n(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM n WHERE j < 1000000) \
+         INSERT INTO plays (game, difficulty, seed, solved_claimed, status, moves, moves_used, time_ms) \
+         SELECT 'fruit', {}, 1 + j % 100000, {}, CASE WHEN j % 3 = 0 THEN 'lost' ELSE 'won' END, \
+         '', 2 + (1 + j % 100000) % 15 + j % 4, j % 60000 FROM n",
+        tier("(1 + j % 100000)"),
+        if url.starts_with("sqlite") {
+            "1"
+        } else {
+            "true"
+        }
+    );
+    let started = std::time::Instant::now();
+    for sql in [levels, plays] {
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    println!("{url}: filled in {:?}", started.elapsed());
+    for path in [
+        "/stats",
+        "/stats?difficulty=hard",
+        "/levels?difficulty=hard&par_min=9&limit=200",
+    ] {
+        let started = std::time::Instant::now();
+        let (status, _, body) = get(&server.url(path)).await;
+        assert_eq!(status, 200, "{body}");
+        println!("{path}: {:?}", started.elapsed());
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "fills 100k levels and 1M plays; run by hand for the README figure"]
+async fn stats_at_scale_on_sqlite() {
+    stats_at_scale(&sqlite_url()).await;
+}
+
+#[tokio::test]
+#[ignore = "fills 100k levels and 1M plays; run by hand for the README figure"]
+async fn stats_at_scale_on_postgres() {
+    let url = postgres_url().await;
+    stats_at_scale(&url).await;
+    drop_postgres(&url).await;
+}
