@@ -12,6 +12,10 @@ async fn get_json(url: &str) -> (StatusCode, reqwest::header::HeaderMap, Value) 
     (status, headers, response.json().await.unwrap())
 }
 
+async fn post_json(url: String, body: &Value) -> reqwest::Response {
+    client().post(url).json(body).send().await.unwrap()
+}
+
 fn is_problem(headers: &reqwest::header::HeaderMap) -> bool {
     headers["content-type"] == "application/problem+json"
 }
@@ -112,36 +116,29 @@ async fn check_replays_moves_and_awards_the_par_medal() {
     let server = Server::start(&sqlite_url(), &[]).await;
     let (_, _, level) = get_json(&server.url("/levels/medium/5")).await;
     let solution = level["solution"].clone();
-    let response = client()
-        .post(server.url("/levels/medium/5/check"))
-        .json(&json!({"moves": solution}))
-        .send()
-        .await
-        .unwrap();
+    let response = post_json(
+        server.url("/levels/medium/5/check"),
+        &json!({"moves": solution}),
+    )
+    .await;
     assert_eq!(response.status(), 200);
     let outcome: Value = response.json().await.unwrap();
     assert_eq!(outcome["status"], "won");
     assert_eq!(outcome["moves_used"], level["par"]);
     assert_eq!(outcome["medals"], json!(["par"]));
 
-    let response = client()
-        .post(server.url("/levels/medium/5/check"))
-        .json(&json!({"moves": ""}))
-        .send()
-        .await
-        .unwrap();
+    let response = post_json(server.url("/levels/medium/5/check"), &json!({"moves": ""})).await;
     let outcome: Value = response.json().await.unwrap();
     assert_eq!(
         (outcome["status"].as_str(), outcome["moves_used"].as_u64()),
         (Some("unfinished"), Some(0))
     );
 
-    let response = client()
-        .post(server.url("/levels/medium/5/check"))
-        .json(&json!({"moves": "UXD"}))
-        .send()
-        .await
-        .unwrap();
+    let response = post_json(
+        server.url("/levels/medium/5/check"),
+        &json!({"moves": "UXD"}),
+    )
+    .await;
     assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert!(is_problem(response.headers()));
     let problem: Value = response.json().await.unwrap();
@@ -154,12 +151,7 @@ async fn plays_are_replayed_and_stored() {
     let server = Server::start(&sqlite_url(), &[]).await;
     let (_, _, level) = get_json(&server.url("/levels/easy/9")).await;
     let body = json!({"solved": true, "moves": level["solution"], "time_ms": 5400});
-    let response = client()
-        .post(server.url("/levels/easy/9/plays"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
+    let response = post_json(server.url("/levels/easy/9/plays"), &body).await;
     assert_eq!(response.status(), StatusCode::CREATED);
     let play: Value = response.json().await.unwrap();
     assert_eq!(
@@ -170,12 +162,8 @@ async fn plays_are_replayed_and_stored() {
 
     // A claim the replay does not support is stored, and marked unverified.
     let body = json!({"solved": true, "moves": ""});
-    let play: Value = client()
-        .post(server.url("/levels/easy/9/plays"))
-        .json(&body)
-        .send()
+    let play: Value = post_json(server.url("/levels/easy/9/plays"), &body)
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -184,12 +172,7 @@ async fn plays_are_replayed_and_stored() {
         (Some("unfinished"), Some(false))
     );
 
-    let response = client()
-        .post(server.url("/levels/easy/9/plays"))
-        .json(&json!({"moves": "U"}))
-        .send()
-        .await
-        .unwrap();
+    let response = post_json(server.url("/levels/easy/9/plays"), &json!({"moves": "U"})).await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     server.stop().await;
 }
@@ -200,12 +183,7 @@ async fn verify_reports_and_names_broken_rules() {
     let level =
         json!({"game": "fruit", "width": 6, "height": 3, "grid": ["######", "#a..a#", "######"]});
     let (status, _, report) = {
-        let r = client()
-            .post(server.url("/verify"))
-            .json(&level)
-            .send()
-            .await
-            .unwrap();
+        let r = post_json(server.url("/verify"), &level).await;
         (
             r.status(),
             r.headers().clone(),
@@ -220,23 +198,13 @@ async fn verify_reports_and_names_broken_rules() {
     assert_eq!(report["metrics"]["solution_count"], 2);
 
     let broken = json!({"width": 6, "height": 3, "grid": ["######", "#a..b#", "######"]});
-    let response = client()
-        .post(server.url("/verify?game=fruit"))
-        .json(&broken)
-        .send()
-        .await
-        .unwrap();
+    let response = post_json(server.url("/verify?game=fruit"), &broken).await;
     assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let problem: Value = response.json().await.unwrap();
     assert_eq!(problem["rule"], "fruit.pairs");
 
     let shapeless = json!({"grid": 3});
-    let response = client()
-        .post(server.url("/verify?game=fruit"))
-        .json(&shapeless)
-        .send()
-        .await
-        .unwrap();
+    let response = post_json(server.url("/verify?game=fruit"), &shapeless).await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     server.stop().await;
 }
@@ -366,12 +334,11 @@ async fn postgres_two_replicas_agree_byte_for_byte_and_store_one_row_per_key() {
     // Readiness reflects the database; plays land in PostgreSQL.
     assert_eq!(get_json(&a.url("/readyz")).await.0, 200);
     let (_, _, level) = get_json(&a.url("/levels/hard/100")).await;
-    let play = client()
-        .post(b.url("/levels/hard/100/plays"))
-        .json(&json!({"solved": true, "moves": level["solution"]}))
-        .send()
-        .await
-        .unwrap();
+    let play = post_json(
+        b.url("/levels/hard/100/plays"),
+        &json!({"solved": true, "moves": level["solution"]}),
+    )
+    .await;
     assert_eq!(play.status(), StatusCode::CREATED);
     let plays: (i64,) = sqlx::query_as("SELECT COUNT(*) FROM plays")
         .fetch_one(&mut conn)
@@ -401,15 +368,12 @@ async fn every_game_serves_checks_and_previews_at_every_tier() {
                 (Some(name), Some(tier))
             );
             let check = format!("/levels/{tier}/7/check?game={name}");
-            let outcome: Value = client()
-                .post(server.url(&check))
-                .json(&json!({"moves": level["solution"]}))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let outcome: Value =
+                post_json(server.url(&check), &json!({"moves": level["solution"]}))
+                    .await
+                    .json()
+                    .await
+                    .unwrap();
             assert_eq!(outcome["status"], "won", "{path}: {outcome}");
             assert_eq!(outcome["moves_used"], level["par"], "{path}");
             let preview = client()
