@@ -311,6 +311,13 @@ pub struct Replay<X> {
     pub extra: X,
 }
 
+impl<X> Replay<X> {
+    /// Whether the replay won using at most `par` moves (the `par` medal).
+    pub fn won_within(&self, par: u32) -> bool {
+        self.status == Status::Won && self.moves_used <= par
+    }
+}
+
 /// One game, as a table of pure functions in the spirit of Simon Tatham's `game` struct.
 /// Nothing here knows of HTTP, SQL or async; [`crate::registry`] turns it into a
 /// [`crate::Game`] the service can use.
@@ -365,9 +372,13 @@ pub trait Puzzle: Send + Sync + 'static {
         moves: &Self::Moves,
     ) -> Result<Replay<Self::ReplayExtra>, RuleError>;
 
-    /// Medals a replay earned, given the level's par. Default: none.
-    fn medals(_par: u32, _replay: &Replay<Self::ReplayExtra>) -> Vec<&'static str> {
-        Vec::new()
+    /// Medals a replay earned, given the level's par. Default: `par` for a win within par.
+    fn medals(par: u32, replay: &Replay<Self::ReplayExtra>) -> Vec<&'static str> {
+        if replay.won_within(par) {
+            vec!["par"]
+        } else {
+            Vec::new()
+        }
     }
 
     /// An SVG picture of the level, with the solution drawn when given.

@@ -150,14 +150,6 @@ impl Puzzle for Fruit {
         })
     }
 
-    fn medals(par: u32, replay: &Replay<FruitReplay>) -> Vec<&'static str> {
-        if replay.status == Status::Won && replay.moves_used <= par {
-            vec!["par"]
-        } else {
-            Vec::new()
-        }
-    }
-
     fn preview_svg(level: &FruitLevel, solution: Option<&String>) -> String {
         preview::render(level, solution.map(String::as_str))
     }

@@ -198,15 +198,6 @@ impl Puzzle for Hashi {
         })
     }
 
-    fn medals(par: u32, replay: &Replay<HashiReplay>) -> Vec<&'static str> {
-        // Every solution has exactly `par` links, so a win is a par win.
-        if replay.status == Status::Won && replay.moves_used == par {
-            vec!["par"]
-        } else {
-            Vec::new()
-        }
-    }
-
     fn preview_svg(level: &HashiLevel, solution: Option<&HashiSolution>) -> String {
         preview::render(level, solution)
     }

@@ -132,14 +132,6 @@ impl Puzzle for Hopper {
         })
     }
 
-    fn medals(par: u32, replay: &Replay<HopperReplay>) -> Vec<&'static str> {
-        if replay.status == Status::Won && replay.moves_used <= par {
-            vec!["par"]
-        } else {
-            Vec::new()
-        }
-    }
-
     fn preview_svg(level: &HopperLevel, solution: Option<&String>) -> String {
         preview::render(level, solution.map(String::as_str))
     }

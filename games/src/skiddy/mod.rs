@@ -165,7 +165,7 @@ impl Puzzle for Skiddy {
         if replay.status != Status::Won {
             return Vec::new();
         }
-        let on_par = replay.moves_used <= par;
+        let on_par = replay.won_within(par);
         let combo = replay.extra.combo;
         let mut medals = Vec::new();
         if on_par {
