@@ -11,6 +11,7 @@ pub mod config;
 pub mod levels;
 pub mod metrics;
 pub mod ratelimit;
+pub mod rating;
 pub mod store;
 pub mod telemetry;
 

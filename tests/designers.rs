@@ -4,6 +4,7 @@
 mod common;
 
 use common::{Server, client, drop_postgres, postgres_url, sqlite_url};
+use futures_util::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -274,11 +275,120 @@ async fn packs_are_consecutive_stored_levels(server: &Server) {
     assert_eq!(get(&server.url("/levels/insane?from=1")).await.0, 404);
 }
 
+async fn play(server: &Server, seed: u64, moves: &Value, client: &str) -> Value {
+    let response = client_post(
+        server,
+        seed,
+        &json!({"solved": true, "moves": moves, "client": client}),
+    )
+    .await;
+    assert_eq!(response.status(), 201);
+    response.json().await.unwrap()
+}
+
+async fn client_post(server: &Server, seed: u64, body: &Value) -> reqwest::Response {
+    client()
+        .post(server.url(&format!("/levels/easy/{seed}/plays")))
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Seeds, in browse order, of the easy levels whose rating is within the query's bounds.
+async fn rated_seeds(server: &Server, bounds: &str) -> Vec<u64> {
+    let (status, page) = get_json(&server.url(&format!("/levels?difficulty=easy&{bounds}"))).await;
+    assert_eq!(status, 200, "{page}");
+    let mut seeds: Vec<u64> = page["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["seed"].as_u64().unwrap())
+        .collect();
+    seeds.sort();
+    seeds
+}
+
+async fn ratings_follow_first_plays(server: &Server, easy: &[Value]) {
+    let lose = json!("");
+    // A newcomer solving a new level: both move, the change bounded to 100.
+    let first = play(server, 2, &easy[1]["solution"], "alice").await;
+    assert_eq!(first["rated"], true, "{first}");
+    assert_eq!(first["player_rating"]["before"], 1500.0);
+    assert_eq!(first["player_rating"]["after"], 1600.0);
+    assert_eq!(first["level_rating"]["after"], 1400.0);
+    // Her second play of the same level is stored but not rated.
+    let again = play(server, 2, &lose, "alice").await;
+    assert_eq!(again["rated"], false, "{again}");
+    assert!(again.get("level_rating").is_none());
+
+    // Ten players fail level 3 and ten solve level 4, all at once.
+    let players: Vec<String> = (0..10).map(|i| format!("p{i}")).collect();
+    let plays = players.iter().flat_map(|p| {
+        [
+            play(server, 3, &lose, p),
+            play(server, 4, &easy[3]["solution"], p),
+        ]
+    });
+    join_all(plays).await;
+    // One client racing itself on level 5: exactly one play counts.
+    let racing: Vec<_> = (0..8).map(|_| play(server, 5, &lose, "bob")).collect();
+    let rated = join_all(racing)
+        .await
+        .iter()
+        .filter(|p| p["rated"] == true)
+        .count();
+    assert_eq!(rated, 1, "only bob's first play of a level is rated");
+
+    assert_eq!(rated_seeds(server, "rating_min=1600").await, [3, 5]);
+    assert_eq!(rated_seeds(server, "rating_max=1450").await, [2, 4]);
+    assert_eq!(
+        rated_seeds(server, "rating_min=1000&rating_max=4000").await,
+        [2, 3, 4, 5]
+    );
+    let (_, page) = get_json(&server.url("/levels?difficulty=easy&limit=200")).await;
+    for level in page["levels"].as_array().unwrap() {
+        let expected_plays = match level["seed"].as_u64().unwrap() {
+            2 | 5 => 1,
+            3 | 4 => 10,
+            _ => 0,
+        };
+        assert_eq!(level["rated_plays"], expected_plays, "{level}");
+        assert_eq!(level["rating"].is_null(), expected_plays == 0, "{level}");
+    }
+
+    let (_, stats) = get_json(&server.url("/stats?game=fruit&difficulty=easy")).await;
+    let group = &stats["groups"][0];
+    assert_eq!(group["ratings"]["rated_levels"], 4, "{group}");
+    assert!(group["ratings"]["max"].as_f64() > group["ratings"]["min"].as_f64());
+    let buckets = group["par"]["histogram"].as_array().unwrap();
+    let sum = |field: &str| {
+        buckets
+            .iter()
+            .map(|b| b[field].as_i64().unwrap())
+            .sum::<i64>()
+    };
+    assert_eq!(sum("rated_levels"), 4);
+    assert_eq!(sum("plays"), group["plays"]["count"].as_i64().unwrap());
+    assert_eq!(sum("won"), group["plays"]["won"].as_i64().unwrap());
+    all_bad_requests(
+        server,
+        &[
+            "/levels?rating_min=hard",
+            "/levels?rating_min=NaN",
+            "/levels?rating_max=inf",
+            "/levels?rating_min=1600&rating_max=1500",
+        ],
+    )
+    .await;
+}
+
 async fn designer_routes(url: &str) {
     let server = Server::start(url, &["--gen-queue-wait-ms", "60000"]).await;
     let easy = seed_store(&server).await;
     browse_pages_in_par_seed_order(&server, &easy).await;
     stats_count_levels_and_plays(&server, &easy).await;
+    ratings_follow_first_plays(&server, &easy).await;
     daily_redirects_then_serves_forever(&server).await;
     packs_are_consecutive_stored_levels(&server).await;
     server.stop().await;

@@ -23,6 +23,8 @@ pub struct BrowseQuery {
     pub difficulty: Option<String>,
     pub par_min: Option<u32>,
     pub par_max: Option<u32>,
+    pub rating_min: Option<f64>,
+    pub rating_max: Option<f64>,
     pub limit: Option<u32>,
     pub after: Option<String>,
 }
@@ -48,6 +50,20 @@ fn browse_request(state: &AppState, q: &BrowseQuery) -> Result<Browse, ApiError>
             "`par_min` ({min}) is above `par_max` ({max})"
         )));
     }
+    for (name, bound) in [("rating_min", q.rating_min), ("rating_max", q.rating_max)] {
+        if bound.is_some_and(|r| !r.is_finite()) {
+            return Err(ApiError::BadRequest(format!(
+                "`{name}` must be a finite number"
+            )));
+        }
+    }
+    if let (Some(min), Some(max)) = (q.rating_min, q.rating_max)
+        && min > max
+    {
+        return Err(ApiError::BadRequest(format!(
+            "`rating_min` ({min}) is above `rating_max` ({max})"
+        )));
+    }
     let after = q
         .after
         .as_deref()
@@ -59,6 +75,8 @@ fn browse_request(state: &AppState, q: &BrowseQuery) -> Result<Browse, ApiError>
         difficulty: query_difficulty(q.difficulty.as_deref())?,
         par_min: q.par_min,
         par_max: q.par_max,
+        rating_min: q.rating_min,
+        rating_max: q.rating_max,
         limit,
         after,
     })
@@ -75,6 +93,12 @@ fn next_link(request: &Browse, cursor: Cursor) -> String {
     }
     if let Some(max) = request.par_max {
         link += &format!("&par_max={max}");
+    }
+    if let Some(min) = request.rating_min {
+        link += &format!("&rating_min={min}");
+    }
+    if let Some(max) = request.rating_max {
+        link += &format!("&rating_max={max}");
     }
     link + &format!("&limit={}&after={cursor}", request.limit)
 }
@@ -156,7 +180,7 @@ pub async fn stats(
 const CSV_HEADER: &str = "game,difficulty,levels,candidates,acceptance_rate,par_mean,par_p50,par_p95,par_p99,\
 generate_ms_p50,generate_ms_p95,generate_ms_p99,solve_ms_p50,solve_ms_p95,solve_ms_p99,\
 states_mean,states_max,solutions_unique,solutions_multiple,solutions_max,dead_ends_levels,dead_ends_sum,\
-plays,plays_won,solve_rate,moves_over_par_mean,time_to_solve_ms_p50";
+rated_levels,rating_mean,rating_min,rating_max,plays,plays_won,solve_rate,moves_over_par_mean,time_to_solve_ms_p50";
 
 fn cell<T: ToString>(value: Option<T>) -> String {
     value.map(|v| v.to_string()).unwrap_or_default()
@@ -190,6 +214,10 @@ fn stats_csv(groups: &[GroupStats]) -> String {
             cell(g.solution_count.max),
             g.dead_ends.levels.to_string(),
             cell(g.dead_ends.sum),
+            g.ratings.rated_levels.to_string(),
+            cell(g.ratings.mean),
+            cell(g.ratings.min),
+            cell(g.ratings.max),
             g.plays.count.to_string(),
             g.plays.won.to_string(),
             cell(g.plays.solve_rate),

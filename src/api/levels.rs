@@ -13,6 +13,7 @@ use super::AppState;
 use super::params::{self, ClientIp, LevelQuery};
 use super::problem::ApiError;
 use crate::levels::{ServedLevel, strong_etag};
+use crate::rating::{Rating, tenths};
 use crate::store::NewPlay;
 
 type LevelPath = Path<(String, String)>;
@@ -108,7 +109,7 @@ pub async fn play(
         Status::Unfinished => "unfinished",
     };
     let moves_text = report.moves.to_string();
-    let id = state
+    let stored = state
         .levels
         .store()
         .insert_play(&NewPlay {
@@ -123,10 +124,24 @@ pub async fn play(
         .await
         .inspect_err(|_| crate::metrics::db_error("play_write"))?;
     let mut answer = outcome.json;
-    answer["id"] = json!(id);
+    answer["id"] = json!(stored.id);
+    answer["rated"] = json!(stored.ratings.is_some());
+    if let Some(ratings) = stored.ratings {
+        answer["player_rating"] = rating_change(ratings.player_before, ratings.after.player);
+        answer["level_rating"] = rating_change(ratings.level_before, ratings.after.level);
+    }
     answer["solved_claimed"] = json!(report.solved);
     answer["verified"] = json!(report.solved == (outcome.status == Status::Won));
     Ok((StatusCode::CREATED, Json(answer)).into_response())
+}
+
+/// A rating's move in a play, rounded to tenths for people.
+fn rating_change(before: Rating, after: Rating) -> Value {
+    json!({
+        "before": tenths(before.rating),
+        "after": tenths(after.rating),
+        "deviation": tenths(after.deviation),
+    })
 }
 
 /// The body of `POST .../plays`.

@@ -3,6 +3,7 @@
 
 mod browse;
 mod daily;
+mod dashboard;
 mod designers;
 mod levels;
 mod ops;
@@ -44,6 +45,9 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 pub fn router(state: AppState) -> Router {
     let limits = state.limits.clone();
     let routes = Router::new()
+        .route("/", get(dashboard::index))
+        .route("/dashboard/app.js", get(dashboard::script))
+        .route("/dashboard/style.css", get(dashboard::style))
         .route("/levels", get(browse::browse))
         .route("/levels/daily", get(daily::daily))
         .route("/levels/{difficulty}", get(daily::pack))

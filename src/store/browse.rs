@@ -9,6 +9,7 @@ use sqlx::query::Query;
 
 use super::sql::SqlStore;
 use super::{StoreError, seed_from_column, seed_to_column};
+use crate::rating::tenths;
 
 /// A page request. The order is (par, seed, difficulty): par first because designers
 /// browse by difficulty of play; seed and difficulty make the position unique in a game.
@@ -18,6 +19,9 @@ pub struct Browse {
     pub difficulty: Option<Difficulty>,
     pub par_min: Option<u32>,
     pub par_max: Option<u32>,
+    /// Player rating bounds; either one limits the page to rated levels.
+    pub rating_min: Option<f64>,
+    pub rating_max: Option<f64>,
     /// Rows wanted; the store returns at most this many.
     pub limit: u32,
     pub after: Option<Cursor>,
@@ -69,6 +73,10 @@ pub struct LevelSummary {
     pub generate_ms: i64,
     pub solve_ms: i64,
     pub created_at: String,
+    /// The Glicko-2 rating from players' first plays; null until the first rated play.
+    pub rating: Option<f64>,
+    pub rating_deviation: f64,
+    pub rated_plays: i64,
 }
 
 impl LevelSummary {
@@ -86,6 +94,7 @@ impl LevelSummary {
 pub(super) enum Arg {
     Text(String),
     Int(i64),
+    Float(f64),
 }
 
 /// A WHERE clause built from optional conditions, with its `$N` arguments in order.
@@ -128,6 +137,7 @@ impl Filter {
             query = match arg {
                 Arg::Text(text) => query.bind(text.clone()),
                 Arg::Int(int) => query.bind(*int),
+                Arg::Float(float) => query.bind(*float),
             };
         }
         query
@@ -146,6 +156,15 @@ fn browse_filter(q: &Browse) -> Filter {
     if let Some(max) = q.par_max {
         filter.and("par <= {}", Arg::Int(max.into()));
     }
+    if q.rating_min.is_some() || q.rating_max.is_some() {
+        filter.and_sql("rated_plays > 0".into());
+    }
+    if let Some(min) = q.rating_min {
+        filter.and("rating >= {}", Arg::Float(min));
+    }
+    if let Some(max) = q.rating_max {
+        filter.and("rating <= {}", Arg::Float(max));
+    }
     if let Some(after) = q.after {
         let par = filter.arg(Arg::Int(after.par.into()));
         let seed = filter.arg(Arg::Int(seed_to_column(after.seed)));
@@ -161,6 +180,8 @@ fn browse_filter(q: &Browse) -> Filter {
 }
 
 fn summary(row: &AnyRow) -> Result<LevelSummary, sqlx::Error> {
+    let rating: f64 = row.try_get(11)?;
+    let rated_plays: i64 = row.try_get(13)?;
     Ok(LevelSummary {
         game: row.try_get(0)?,
         difficulty: row.try_get(1)?,
@@ -173,6 +194,9 @@ fn summary(row: &AnyRow) -> Result<LevelSummary, sqlx::Error> {
         generate_ms: row.try_get(8)?,
         solve_ms: row.try_get(9)?,
         created_at: row.try_get(10)?,
+        rating: (rated_plays > 0).then(|| tenths(rating)),
+        rating_deviation: tenths(row.try_get(12)?),
+        rated_plays,
     })
 }
 
@@ -181,7 +205,8 @@ impl SqlStore {
         let filter = browse_filter(q);
         let sql = format!(
             "SELECT game, difficulty, seed, version, par, attempts, states, solution_count, \
-             generate_ms, solve_ms, {created} FROM levels{where_clause} \
+             generate_ms, solve_ms, {created}, rating, rating_deviation, rated_plays \
+             FROM levels{where_clause} \
              ORDER BY par, seed, difficulty LIMIT {limit}",
             created = self.backend().created_at_text(),
             where_clause = filter.where_clause(),

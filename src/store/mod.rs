@@ -6,6 +6,7 @@
 
 mod browse;
 mod dialect;
+mod plays;
 mod sql;
 mod stats;
 
@@ -13,6 +14,7 @@ use async_trait::async_trait;
 use levelforge_games::{Difficulty, Summary};
 
 pub use browse::{Browse, Cursor, LevelSummary};
+pub use plays::{PlayRatings, StoredPlay};
 pub use sql::SqlStore;
 pub use stats::{GroupStats, Percentiles, PlayStats, StatsFilter};
 
@@ -35,6 +37,7 @@ pub struct NewLevel<'a> {
 pub struct NewPlay<'a> {
     pub key: LevelKey,
     pub solved_claimed: bool,
+    /// The server replay's verdict: `won`, `lost` or `unfinished`.
     pub status: &'a str,
     pub moves: &'a str,
     pub moves_used: u32,
@@ -61,8 +64,8 @@ pub trait Store: Send + Sync {
         key: &LevelKey,
         level: &NewLevel<'_>,
     ) -> Result<String, StoreError>;
-    /// Stores a play and returns its id.
-    async fn insert_play(&self, play: &NewPlay<'_>) -> Result<i64, StoreError>;
+    /// Stores a play; a client's first play of a level also moves both ratings.
+    async fn insert_play(&self, play: &NewPlay<'_>) -> Result<StoredPlay, StoreError>;
     /// Whether the database answers.
     async fn ping(&self) -> Result<(), StoreError>;
     /// One page of stored levels in (par, seed, difficulty) order, after the cursor.

@@ -8,7 +8,7 @@ use sqlx::{AnyPool, Executor, Row};
 
 use super::{
     Browse, GroupStats, LevelKey, LevelSummary, NewLevel, NewPlay, StatsFilter, Store, StoreError,
-    seed_to_column,
+    StoredPlay, seed_to_column,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,23 +130,8 @@ impl Store for SqlStore {
         stored.ok_or_else(|| StoreError::Unavailable(sqlx::Error::RowNotFound))
     }
 
-    async fn insert_play(&self, play: &NewPlay<'_>) -> Result<i64, StoreError> {
-        let row = sqlx::query(
-            "INSERT INTO plays (game, difficulty, seed, solved_claimed, status, moves, moves_used, time_ms, client) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
-        )
-        .bind(play.key.game)
-        .bind(play.key.difficulty.as_str())
-        .bind(seed_to_column(play.key.seed))
-        .bind(play.solved_claimed)
-        .bind(play.status)
-        .bind(play.moves)
-        .bind(play.moves_used as i32)
-        .bind(play.time_ms.map(|t| t as i64))
-        .bind(play.client)
-        .fetch_one(&self.pool)
-        .await?;
-        Ok(row.get::<i64, _>(0))
+    async fn insert_play(&self, play: &NewPlay<'_>) -> Result<StoredPlay, StoreError> {
+        self.record_play(play).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

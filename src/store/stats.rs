@@ -9,6 +9,7 @@ use sqlx::any::AnyRow;
 use super::StoreError;
 use super::browse::{Arg, Filter};
 use super::sql::SqlStore;
+use crate::rating::tenths;
 
 /// Both optional: absent means every game / every tier, one group each.
 #[derive(Clone, Copy, Debug, Default)]
@@ -28,6 +29,7 @@ pub struct Percentiles {
 
 impl Percentiles {
     /// From values sorted ascending.
+    #[cfg(test)]
     pub fn of_sorted(values: &[i64]) -> Percentiles {
         Percentiles::from_counts(values.iter().map(|&v| (v, 1)))
     }
@@ -52,10 +54,26 @@ impl Percentiles {
     }
 }
 
+/// The levels of one par, and how players fared on them.
 #[derive(Clone, Debug, Serialize)]
 pub struct ParBucket {
     pub par: i64,
     pub levels: i64,
+    /// Levels with at least one rated play, and their mean rating.
+    pub rated_levels: i64,
+    pub rating_mean: Option<f64>,
+    pub plays: i64,
+    pub won: i64,
+    pub solve_rate: Option<f64>,
+}
+
+/// Player-calibrated difficulty over the group's rated levels.
+#[derive(Clone, Debug, Serialize)]
+pub struct RatingStats {
+    pub rated_levels: i64,
+    pub mean: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -117,12 +135,16 @@ pub struct GroupStats {
     pub states: StatesStats,
     pub solution_count: SolutionStats,
     pub dead_ends: DeadEnds,
+    pub ratings: RatingStats,
     pub plays: PlayStats,
 }
 
 fn ratio(part: i64, whole: i64) -> Option<f64> {
     (whole > 0).then(|| part as f64 / whole as f64)
 }
+
+/// A level's rating where players have rated it, else NULL (left out of aggregates).
+const RATED_RATING: &str = "CASE WHEN rated_plays > 0 THEN rating END";
 
 /// `WHERE game = $1 AND difficulty = $2` for one group.
 fn group_filter(game: &str, difficulty: &str, column_prefix: &str) -> Filter {
@@ -161,11 +183,14 @@ impl SqlStore {
             filter.and("difficulty = {}", Arg::Text(d.as_str().into()));
         }
         let dead_ends = self.backend().metric("dead_ends");
+        let rated = RATED_RATING;
         let sql = format!(
             "SELECT game, difficulty, COUNT(*), CAST(SUM(attempts) AS BIGINT), \
              CAST(AVG(par) AS DOUBLE PRECISION), CAST(AVG(states) AS DOUBLE PRECISION), \
              MAX(states), CAST(SUM(CASE WHEN solution_count = 1 THEN 1 ELSE 0 END) AS BIGINT), \
-             MAX(solution_count), COUNT({dead_ends}), CAST(SUM({dead_ends}) AS BIGINT) \
+             MAX(solution_count), COUNT({dead_ends}), CAST(SUM({dead_ends}) AS BIGINT), \
+             CAST(SUM(CASE WHEN rated_plays > 0 THEN 1 ELSE 0 END) AS BIGINT), \
+             CAST(AVG({rated}) AS DOUBLE PRECISION), MIN({rated}), MAX({rated}) \
              FROM levels{} GROUP BY game, difficulty ORDER BY game, difficulty",
             filter.where_clause()
         );
@@ -181,7 +206,8 @@ impl SqlStore {
         let levels: i64 = row.try_get(2)?;
         let candidates: i64 = row.try_get::<Option<i64>, _>(3)?.unwrap_or(0);
         let unique: i64 = row.try_get::<Option<i64>, _>(7)?.unwrap_or(0);
-        let histogram = self.par_histogram(&game, &difficulty).await?;
+        let mut histogram = self.par_histogram(&game, &difficulty).await?;
+        let plays = self.play_stats(&game, &difficulty, &mut histogram).await?;
         let level_rows = format!(
             " FROM levels{}",
             group_filter(&game, &difficulty, "").where_clause()
@@ -215,7 +241,13 @@ impl SqlStore {
                 levels: row.try_get(9)?,
                 sum: row.try_get(10)?,
             },
-            plays: self.play_stats(&game, &difficulty).await?,
+            ratings: RatingStats {
+                rated_levels: row.try_get::<Option<i64>, _>(11)?.unwrap_or(0),
+                mean: row.try_get::<Option<f64>, _>(12)?.map(tenths),
+                min: row.try_get::<Option<f64>, _>(13)?.map(tenths),
+                max: row.try_get::<Option<f64>, _>(14)?.map(tenths),
+            },
+            plays,
             game,
             difficulty,
         })
@@ -228,7 +260,9 @@ impl SqlStore {
     ) -> Result<Vec<ParBucket>, StoreError> {
         let filter = group_filter(game, difficulty, "");
         let sql = format!(
-            "SELECT par, COUNT(*) FROM levels{} GROUP BY par ORDER BY par",
+            "SELECT par, COUNT(*), CAST(SUM(CASE WHEN rated_plays > 0 THEN 1 ELSE 0 END) AS BIGINT), \
+             CAST(AVG({RATED_RATING}) AS DOUBLE PRECISION) \
+             FROM levels{} GROUP BY par ORDER BY par",
             filter.where_clause()
         );
         let rows = filter
@@ -240,14 +274,19 @@ impl SqlStore {
                 Ok(ParBucket {
                     par: r.try_get(0)?,
                     levels: r.try_get(1)?,
+                    rated_levels: r.try_get::<Option<i64>, _>(2)?.unwrap_or(0),
+                    rating_mean: r.try_get::<Option<f64>, _>(3)?.map(tenths),
+                    plays: 0,
+                    won: 0,
+                    solve_rate: None,
                 })
             })
             .collect::<Result<_, sqlx::Error>>()
             .map_err(StoreError::from)
     }
 
-    /// Percentiles of `column` over the rows of `from_where` (a constant of this module),
-    /// in SQL where the backend can, else over the sorted column in Rust.
+    /// Nearest-rank percentiles of `column` over the rows of `from_where` (a constant of
+    /// this module): `percentile_disc` where the backend has it, else rank by rank.
     async fn percentiles(
         &self,
         column: &str,
@@ -272,33 +311,73 @@ impl SqlStore {
                 p99: row.try_get(2)?,
             });
         }
-        let sql = format!("SELECT {column}{from_where} ORDER BY {column}");
+        // SQLite: count, then read each rank straight from the column's index
+        // (`ORDER BY .. LIMIT 1 OFFSET rank - 1`) instead of fetching every value.
+        let count_sql = format!("SELECT COUNT({column}){from_where}");
+        let total: i64 = filter
+            .bind(sqlx::query(sqlx::AssertSqlSafe(count_sql)))
+            .fetch_one(self.pool())
+            .await?
+            .try_get(0)?;
+        let at = |per_mille: i64| {
+            let offset = (per_mille * total + 999) / 1000 - 1;
+            let sql = format!(
+                "SELECT {column}{from_where} AND {column} IS NOT NULL \
+                 ORDER BY {column} LIMIT 1 OFFSET {offset}"
+            );
+            let query = filter.bind(sqlx::query(sqlx::AssertSqlSafe(sql)));
+            async move {
+                if total == 0 {
+                    return Ok::<_, StoreError>(None);
+                }
+                Ok(query
+                    .fetch_optional(self.pool())
+                    .await?
+                    .map(|r| r.try_get(0))
+                    .transpose()?)
+            }
+        };
+        Ok(Percentiles {
+            p50: at(500).await?,
+            p95: at(950).await?,
+            p99: at(990).await?,
+        })
+    }
+
+    /// Play totals for the group, filling in each par bucket's share on the way.
+    async fn play_stats(
+        &self,
+        game: &str,
+        difficulty: &str,
+        histogram: &mut [ParBucket],
+    ) -> Result<PlayStats, StoreError> {
+        let filter = group_filter(game, difficulty, "p.");
+        let sql = format!(
+            "SELECT l.par, COUNT(*), CAST(SUM(CASE WHEN p.status = 'won' THEN 1 ELSE 0 END) AS BIGINT), \
+             CAST(SUM(CASE WHEN p.status = 'won' THEN p.moves_used - l.par END) AS BIGINT) \
+             FROM plays p JOIN levels l \
+             ON l.game = p.game AND l.difficulty = p.difficulty AND l.seed = p.seed{} \
+             GROUP BY l.par",
+            filter.where_clause()
+        );
         let rows = filter
             .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
             .fetch_all(self.pool())
             .await?;
-        let values = rows
-            .iter()
-            .map(|r| r.try_get::<i64, _>(0))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Percentiles::of_sorted(&values))
-    }
-
-    async fn play_stats(&self, game: &str, difficulty: &str) -> Result<PlayStats, StoreError> {
-        let filter = group_filter(game, difficulty, "p.");
-        let sql = format!(
-            "SELECT COUNT(*), CAST(SUM(CASE WHEN p.status = 'won' THEN 1 ELSE 0 END) AS BIGINT), \
-             CAST(AVG(CASE WHEN p.status = 'won' THEN p.moves_used - l.par END) AS DOUBLE PRECISION) \
-             FROM plays p JOIN levels l \
-             ON l.game = p.game AND l.difficulty = p.difficulty AND l.seed = p.seed{}",
-            filter.where_clause()
-        );
-        let row = filter
-            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
-            .fetch_one(self.pool())
-            .await?;
-        let count: i64 = row.try_get(0)?;
-        let won = row.try_get::<Option<i64>, _>(1)?.unwrap_or(0);
+        let (mut count, mut won, mut moves_over_par) = (0, 0, 0);
+        for row in &rows {
+            let par: i64 = row.try_get(0)?;
+            let plays: i64 = row.try_get(1)?;
+            let wins = row.try_get::<Option<i64>, _>(2)?.unwrap_or(0);
+            count += plays;
+            won += wins;
+            moves_over_par += row.try_get::<Option<i64>, _>(3)?.unwrap_or(0);
+            if let Some(bucket) = histogram.iter_mut().find(|b| b.par == par) {
+                bucket.plays = plays;
+                bucket.won = wins;
+                bucket.solve_rate = ratio(wins, plays);
+            }
+        }
         let mut timed = group_filter(game, difficulty, "");
         timed.and_sql("status = 'won' AND time_ms IS NOT NULL".into());
         let from_where = format!(" FROM plays{}", timed.where_clause());
@@ -306,7 +385,7 @@ impl SqlStore {
             count,
             won,
             solve_rate: ratio(won, count),
-            moves_over_par_mean: row.try_get(2)?,
+            moves_over_par_mean: ratio(moves_over_par, won),
             time_to_solve_ms_p50: self.percentiles("time_ms", &from_where, &timed).await?.p50,
         })
     }

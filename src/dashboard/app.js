@@ -1,0 +1,284 @@
+// The designer dashboard: plain DOM and SVG over the JSON API, no libraries, no build.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const $ = (selector) => document.querySelector(selector);
+const PAGE = 24;
+
+const view = { game: "", difficulty: "hard", next: null, levels: [] };
+
+async function getJson(url) {
+  const response = await fetch(url);
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.detail || `${url}: HTTP ${response.status}`);
+  return body;
+}
+
+function element(tag, attributes = {}, text) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function svgElement(tag, attributes = {}, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function query(params) {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== "" && value !== null && value !== undefined) search.set(name, value);
+  }
+  return search.toString();
+}
+
+function filters() {
+  const value = (id) => $(id).value.trim();
+  return {
+    par_min: value("#par_min"),
+    par_max: value("#par_max"),
+    rating_min: value("#rating_min"),
+    rating_max: value("#rating_max"),
+  };
+}
+
+function percent(x) {
+  return x === null || x === undefined ? "–" : `${(100 * x).toFixed(1)}%`;
+}
+
+function number(x, digits = 0) {
+  return x === null || x === undefined ? "–" : Number(x).toFixed(digits);
+}
+
+// ---- charts ---------------------------------------------------------------------------
+
+const W = 320, H = 160, M = { left: 34, right: 8, top: 8, bottom: 22 };
+
+function frame(container, yMax) {
+  const svg = svgElement("svg", { viewBox: `0 0 ${W} ${H}`, role: "img" });
+  svg.append(
+    svgElement("line", { class: "axis", x1: M.left, y1: H - M.bottom, x2: W - M.right, y2: H - M.bottom }),
+    svgElement("line", { class: "axis", x1: M.left, y1: M.top, x2: M.left, y2: H - M.bottom }),
+    svgElement("text", { x: M.left - 4, y: M.top + 8, "text-anchor": "end" }, String(yMax)),
+    svgElement("text", { x: M.left - 4, y: H - M.bottom, "text-anchor": "end" }, "0"),
+  );
+  container.replaceChildren(svg);
+  return svg;
+}
+
+function empty(container, message) {
+  const svg = svgElement("svg", { viewBox: `0 0 ${W} 40` });
+  svg.append(svgElement("text", { class: "empty", x: 8, y: 24 }, message));
+  container.replaceChildren(svg);
+}
+
+// Bars of (label, value) pairs; `alt` marks bars drawn in the lighter colour.
+function barChart(container, bars, { format = (v) => String(v), yMax } = {}) {
+  if (!bars.length) return empty(container, "no data yet");
+  const top = yMax ?? Math.max(...bars.map((b) => b.value), 1);
+  const svg = frame(container, format(top));
+  const slot = (W - M.left - M.right) / bars.length;
+  bars.forEach((bar, i) => {
+    const height = ((H - M.top - M.bottom) * Math.min(bar.value, top)) / top;
+    const x = M.left + i * slot + slot * 0.1;
+    const rect = svgElement("rect", {
+      class: bar.alt ? "bar alt" : "bar",
+      x, y: H - M.bottom - height, width: slot * 0.8, height,
+    });
+    rect.append(svgElement("title", {}, `${bar.label}: ${format(bar.value)}`));
+    svg.append(rect, svgElement("text", { x: x + slot * 0.4, y: H - 8, "text-anchor": "middle" }, bar.label));
+  });
+}
+
+function scatter(container, points, onPick) {
+  if (!points.length) return empty(container, "no rated levels among those shown: players' first plays rate them");
+  const xs = points.map((p) => p.x), ys = points.map((p) => p.y);
+  const [x0, x1] = [Math.min(...xs) - 1, Math.max(...xs) + 1];
+  const [y0, y1] = [Math.min(...ys) - 50, Math.max(...ys) + 50];
+  const svg = frame(container, Math.round(y1));
+  svg.querySelector("text:last-of-type").textContent = String(Math.round(y0));
+  const px = (x) => M.left + ((W - M.left - M.right) * (x - x0)) / (x1 - x0);
+  const py = (y) => H - M.bottom - ((H - M.top - M.bottom) * (y - y0)) / (y1 - y0);
+  for (let par = Math.ceil(x0); par <= x1; par++) {
+    svg.append(svgElement("text", { x: px(par), y: H - 8, "text-anchor": "middle" }, String(par)));
+  }
+  for (const point of points) {
+    const dot = svgElement("circle", { class: "point", cx: px(point.x), cy: py(point.y), r: 4, tabindex: 0 });
+    dot.append(svgElement("title", {}, point.title));
+    dot.addEventListener("click", () => onPick(point.level));
+    svg.append(dot);
+  }
+}
+
+// ---- the page -------------------------------------------------------------------------
+
+function figure(label, value) {
+  const box = element("div", { class: "figure" });
+  box.append(element("b", {}, value), element("span", {}, label));
+  return box;
+}
+
+function showStats(group) {
+  const figures = $("#figures");
+  if (!group) {
+    figures.replaceChildren(figure("levels stored", "0"));
+    for (const id of ["#chart-par", "#chart-time", "#chart-acceptance", "#chart-solve"]) empty($(id), "no levels stored yet");
+    return;
+  }
+  figures.replaceChildren(
+    figure("levels stored", String(group.levels)),
+    figure("levels per candidate", percent(group.acceptance_rate)),
+    figure("par p50 / p95", `${number(group.par.p50)} / ${number(group.par.p95)}`),
+    figure("generate ms p95", number(group.generate_ms.p95)),
+    figure("plays", String(group.plays.count)),
+    figure("player solve rate", percent(group.plays.solve_rate)),
+    figure("moves over par", number(group.plays.moves_over_par_mean, 2)),
+    figure("rated levels", String(group.ratings.rated_levels)),
+    figure("mean rating", number(group.ratings.mean)),
+  );
+  const histogram = group.par.histogram;
+  barChart($("#chart-par"), histogram.map((b) => ({ label: String(b.par), value: b.levels })));
+  const times = [];
+  for (const [name, p] of [["gen", group.generate_ms], ["solve", group.solve_ms]]) {
+    for (const q of ["p50", "p95", "p99"]) times.push({ label: `${name} ${q}`, value: p[q] ?? 0, alt: name === "solve" });
+  }
+  barChart($("#chart-time"), times);
+  barChart(
+    $("#chart-acceptance"),
+    [
+      { label: "accepted", value: group.levels },
+      { label: "candidates", value: group.candidates, alt: true },
+    ],
+  );
+  const played = histogram.filter((b) => b.plays > 0);
+  if (played.length) {
+    barChart(
+      $("#chart-solve"),
+      played.map((b) => ({ label: String(b.par), value: b.solve_rate })),
+      { format: percent, yMax: 1 },
+    );
+  } else {
+    empty($("#chart-solve"), "no plays reported yet");
+  }
+}
+
+function card(level) {
+  const button = element("button", { class: "card", type: "button", "data-seed": String(level.seed) });
+  const image = element("img", { src: level.links.preview, alt: `level ${level.seed}`, loading: "lazy" });
+  const rating = level.rating === null ? "unrated" : `rating ${Math.round(level.rating)}`;
+  button.append(
+    image,
+    element("span", {}, `seed ${level.seed} · par ${level.par}`),
+    element("span", {}, `${rating} · ${level.rated_plays} rated plays`),
+  );
+  button.addEventListener("click", () => openLevel(level));
+  return button;
+}
+
+function showLevels() {
+  $("#grid").replaceChildren(...view.levels.map(card));
+  $("#grid-note").textContent = `${view.levels.length} shown, lowest par first`;
+  $("#more").hidden = !view.next;
+  const rated = view.levels.filter((l) => l.rating !== null);
+  scatter(
+    $("#chart-rating"),
+    rated.map((l) => ({ x: l.par, y: l.rating, level: l, title: `seed ${l.seed}: par ${l.par}, rating ${Math.round(l.rating)}` })),
+    openLevel,
+  );
+}
+
+async function openLevel(level) {
+  const dialog = $("#level");
+  $("#level-title").textContent = `${level.game} · ${level.difficulty} · seed ${level.seed}`;
+  $("#level-preview").src = `${level.links.preview}&solution=true`;
+  $("#level-json").href = level.links.level;
+  const facts = [
+    ["par", level.par],
+    ["rating", level.rating === null ? "unrated" : `${level.rating} ± ${level.rating_deviation}`],
+    ["rated plays", level.rated_plays],
+    ["solver states", level.states],
+    ["optimal solutions", level.solution_count],
+    ["attempts", level.attempts],
+    ["generate / solve ms", `${level.generate_ms} / ${level.solve_ms}`],
+    ["version", level.version],
+  ];
+  $("#level-facts").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", {}, name), element("dd", {}, String(value))]));
+  $("#level-solution").textContent = "…";
+  $("#level-metrics").textContent = "…";
+  if (!dialog.open) dialog.showModal();
+  try {
+    const stored = await getJson(level.links.level);
+    $("#level-solution").textContent = JSON.stringify(stored.solution);
+    $("#level-metrics").textContent = JSON.stringify(stored.metrics, null, 2);
+  } catch (error) {
+    $("#level-metrics").textContent = error.message;
+  }
+}
+
+async function loadPage(url) {
+  const page = await getJson(url);
+  view.levels.push(...page.levels);
+  view.next = page.next;
+  showLevels();
+}
+
+async function refresh() {
+  view.game = $("#game").value;
+  view.difficulty = $("#difficulty").value;
+  view.levels = [];
+  view.next = null;
+  $("#status").textContent = "";
+  history.replaceState(null, "", `?${query({ game: view.game, difficulty: view.difficulty, ...filters() })}`);
+  try {
+    const stats = await getJson(`/stats?${query({ game: view.game, difficulty: view.difficulty })}`);
+    showStats(stats.groups[0]);
+    await loadPage(`/levels?${query({ game: view.game, difficulty: view.difficulty, limit: PAGE, ...filters() })}`);
+  } catch (error) {
+    $("#status").textContent = error.message;
+  }
+  document.body.dataset.ready = "true";
+}
+
+// Stores the next twelve seeds after the highest one shown (a pack request generates them).
+async function generateMore() {
+  const button = $("#generate");
+  button.disabled = true;
+  const from = view.levels.reduce((top, l) => Math.max(top, l.seed + 1), 1);
+  try {
+    await getJson(`/levels/${view.difficulty}?${query({ game: view.game, from, count: 12 })}`);
+    await refresh();
+  } catch (error) {
+    $("#status").textContent = error.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function start() {
+  const wanted = new URLSearchParams(location.search);
+  for (const name of ["difficulty", "par_min", "par_max", "rating_min", "rating_max"]) {
+    if (wanted.has(name)) $(`#${name}`).value = wanted.get(name);
+  }
+  try {
+    const games = await getJson("/games");
+    $("#game").replaceChildren(...games.games.map((g) => element("option", { value: g.name }, g.title)));
+    $("#game").value = wanted.get("game") || games.default;
+  } catch (error) {
+    $("#status").textContent = error.message;
+  }
+  $("#pick").addEventListener("submit", (event) => {
+    event.preventDefault();
+    refresh();
+  });
+  $("#game").addEventListener("change", refresh);
+  $("#difficulty").addEventListener("change", refresh);
+  $("#more").addEventListener("click", () => view.next && loadPage(view.next));
+  $("#generate").addEventListener("click", generateMore);
+  await refresh();
+}
+
+start();

@@ -1,0 +1,182 @@
+//! Recording plays and the ratings they move, in one transaction.
+//!
+//! A rated play (a client's first play of a level) reads and rewrites two ratings, so
+//! concurrent plays of one level, on any replica, must take turns. The transaction's
+//! first statement is a no-op UPDATE of the level row: PostgreSQL then holds that row's
+//! lock (which the play's foreign key does not conflict with), SQLite its write lock.
+//! A second play by the same client waits there and then sees the first one.
+
+use sqlx::any::AnyRow;
+use sqlx::{Any, Row, Transaction};
+
+use super::sql::SqlStore;
+use super::{LevelKey, NewPlay, StoreError, seed_to_column};
+use crate::rating::{RatedPlay, Rating, rate_play};
+
+/// What storing a play did.
+#[derive(Clone, Copy, Debug)]
+pub struct StoredPlay {
+    pub id: i64,
+    /// Both sides' ratings before and after, when the play was rated.
+    pub ratings: Option<PlayRatings>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct PlayRatings {
+    pub player_before: Rating,
+    pub level_before: Rating,
+    pub after: RatedPlay,
+}
+
+const RATING_COLUMNS: &str = "rating, rating_deviation, rating_volatility";
+
+fn rating_of(row: &AnyRow) -> Result<Rating, sqlx::Error> {
+    Ok(Rating {
+        rating: row.try_get(0)?,
+        deviation: row.try_get(1)?,
+        volatility: row.try_get(2)?,
+    })
+}
+
+impl SqlStore {
+    pub(super) async fn record_play(&self, play: &NewPlay<'_>) -> Result<StoredPlay, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let ratings = match play.client {
+            Some(client) => rate_first_play(&mut tx, play, client).await?,
+            None => None,
+        };
+        let id = insert(&mut tx, play, ratings.as_ref()).await?;
+        tx.commit().await?;
+        Ok(StoredPlay { id, ratings })
+    }
+}
+
+/// Locks the level, and rates the play if it is the client's first of this level.
+async fn rate_first_play(
+    tx: &mut Transaction<'static, Any>,
+    play: &NewPlay<'_>,
+    client: &str,
+) -> Result<Option<PlayRatings>, StoreError> {
+    let key = &play.key;
+    let Some(level_row) = bind_key(
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE levels SET rated_plays = rated_plays \
+             WHERE game = $1 AND difficulty = $2 AND seed = $3 RETURNING {RATING_COLUMNS}"
+        ))),
+        key,
+    )
+    .fetch_optional(&mut **tx)
+    .await?
+    else {
+        // Not stored: the insert's foreign key reports it.
+        return Ok(None);
+    };
+    let earlier: i64 = bind_key(
+        sqlx::query(
+            "SELECT COUNT(*) FROM plays \
+             WHERE game = $1 AND difficulty = $2 AND seed = $3 AND client = $4",
+        ),
+        key,
+    )
+    .bind(client)
+    .fetch_one(&mut **tx)
+    .await?
+    .try_get(0)?;
+    if earlier > 0 {
+        return Ok(None);
+    }
+    let player_row = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO players (game, client) VALUES ($1, $2) \
+         ON CONFLICT (game, client) DO UPDATE SET rated_plays = players.rated_plays \
+         RETURNING {RATING_COLUMNS}"
+    )))
+    .bind(key.game)
+    .bind(client)
+    .fetch_one(&mut **tx)
+    .await?;
+    let ratings = PlayRatings {
+        player_before: rating_of(&player_row)?,
+        level_before: rating_of(&level_row)?,
+        after: rate_play(
+            rating_of(&player_row)?,
+            rating_of(&level_row)?,
+            play.status == "won",
+        ),
+    };
+    save_ratings(tx, key, client, &ratings.after).await?;
+    Ok(Some(ratings))
+}
+
+async fn save_ratings(
+    tx: &mut Transaction<'static, Any>,
+    key: &LevelKey,
+    client: &str,
+    after: &RatedPlay,
+) -> Result<(), StoreError> {
+    let set = "SET rating = $1, rating_deviation = $2, rating_volatility = $3, \
+               rated_plays = rated_plays + 1";
+    bind_rating(
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE levels {set} WHERE game = $4 AND difficulty = $5 AND seed = $6"
+        ))),
+        &after.level,
+    )
+    .bind(key.game)
+    .bind(key.difficulty.as_str())
+    .bind(seed_to_column(key.seed))
+    .execute(&mut **tx)
+    .await?;
+    bind_rating(
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE players {set} WHERE game = $4 AND client = $5"
+        ))),
+        &after.player,
+    )
+    .bind(key.game)
+    .bind(client)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+async fn insert(
+    tx: &mut Transaction<'static, Any>,
+    play: &NewPlay<'_>,
+    ratings: Option<&PlayRatings>,
+) -> Result<i64, StoreError> {
+    let row = bind_key(
+        sqlx::query(
+            "INSERT INTO plays (game, difficulty, seed, solved_claimed, status, moves, moves_used, \
+             time_ms, client, rated, level_rating) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+        ),
+        &play.key,
+    )
+    .bind(play.solved_claimed)
+    .bind(play.status)
+    .bind(play.moves)
+    .bind(play.moves_used as i32)
+    .bind(play.time_ms.map(|t| t as i64))
+    .bind(play.client)
+    .bind(ratings.is_some())
+    .bind(ratings.map(|r| r.after.level.rating))
+    .fetch_one(&mut **tx)
+    .await?;
+    Ok(row.try_get(0)?)
+}
+
+type AnyQuery<'q> = sqlx::query::Query<'q, Any, sqlx::any::AnyArguments>;
+
+fn bind_key<'q>(query: AnyQuery<'q>, key: &LevelKey) -> AnyQuery<'q> {
+    query
+        .bind(key.game)
+        .bind(key.difficulty.as_str())
+        .bind(seed_to_column(key.seed))
+}
+
+fn bind_rating<'q>(query: AnyQuery<'q>, rating: &Rating) -> AnyQuery<'q> {
+    query
+        .bind(rating.rating)
+        .bind(rating.deviation)
+        .bind(rating.volatility)
+}

@@ -1,0 +1,84 @@
+// Drives the dashboard in Debian's headless Chromium: the page loads offline, the charts
+// and previews render, clicking a level opens it. Writes two screenshots.
+// Usage: node dashboard.mjs <server url> <screenshot dir>   (exit 1 with a reason on failure)
+import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+
+const [base, shots] = process.argv.slice(2);
+if (!base || !shots) {
+  console.error("usage: node dashboard.mjs <server url> <screenshot dir>");
+  process.exit(2);
+}
+mkdirSync(shots, { recursive: true });
+
+const problems = [];
+const check = (ok, what) => ok || problems.push(what);
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  ],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  // Offline: any request that leaves the server under test is a failure.
+  const origin = new URL(base).origin;
+  await page.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin)) return route.continue();
+    problems.push(`request to another host: ${url}`);
+    return route.abort();
+  });
+
+  await page.goto(`${base}/?game=skiddy&difficulty=hard`);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 30000 });
+  check(await page.locator("#status").textContent() === "", "the page reported an error");
+  check(await page.locator("#game").inputValue() === "skiddy", "the game picker shows skiddy");
+
+  const count = (selector) => page.locator(selector).count();
+  check(await count("#chart-par rect.bar") > 0, "par histogram has bars");
+  check(await count("#chart-time rect.bar") === 6, "time chart has p50/p95/p99 of two series");
+  check(await count("#chart-acceptance rect.bar") === 2, "acceptance chart has two bars");
+  check(await count("#chart-solve rect.bar") > 0, "solve-rate chart has bars");
+  check(await count("#chart-rating circle.point") > 0, "rating scatter has points");
+  const cards = await count("#grid .card");
+  check(cards > 0, "the grid shows levels");
+  await page.waitForFunction(
+    () => [...document.querySelectorAll("#grid img")].every((i) => i.complete && i.naturalWidth > 0),
+    null,
+    { timeout: 30000 },
+  );
+  await page.screenshot({ path: `${shots}/dashboard.png`, fullPage: true });
+
+  // A click on a level opens it large, with its solution and metrics.
+  await page.locator("#grid .card").first().click();
+  await page.waitForSelector("dialog#level[open]");
+  await page.waitForFunction(() => {
+    const image = document.querySelector("#level-preview");
+    const solution = document.querySelector("#level-solution").textContent;
+    return image.complete && image.naturalWidth > 0 && solution !== "…";
+  }, null, { timeout: 30000 });
+  const metrics = await page.locator("#level-metrics").textContent();
+  check(metrics.includes("states"), `level metrics shown (${metrics.slice(0, 80)})`);
+  check((await page.locator("#level-title").textContent()).startsWith("skiddy · hard"), "dialog title");
+  await page.screenshot({ path: `${shots}/dashboard-level.png` });
+
+  // A point of the rating scatter opens its level too.
+  await page.keyboard.press("Escape");
+  await page.locator("#chart-rating circle.point").first().click();
+  await page.waitForSelector("dialog#level[open]");
+
+  console.log(JSON.stringify({ cards, screenshots: [`${shots}/dashboard.png`, `${shots}/dashboard-level.png`] }));
+} catch (error) {
+  problems.push(String(error));
+} finally {
+  await browser.close();
+}
+if (problems.length) {
+  console.error(problems.join("\n"));
+  process.exit(1);
+}
