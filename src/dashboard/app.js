@@ -56,15 +56,17 @@ function number(x, digits = 0) {
 
 // ---- charts ---------------------------------------------------------------------------
 
-const W = 320, H = 160, M = { left: 34, right: 8, top: 8, bottom: 22 };
+const W = 320, H = 160, M = { left: 44, right: 8, top: 8, bottom: 22 };
+// The scatter spans the page: a wider canvas keeps its text and points at bar-chart size.
+const WIDE = { width: 960, height: 240 };
 
-function frame(container, yMax) {
-  const svg = svgElement("svg", { viewBox: `0 0 ${W} ${H}`, role: "img" });
+function frame(container, yMax, width = W, height = H) {
+  const svg = svgElement("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
   svg.append(
-    svgElement("line", { class: "axis", x1: M.left, y1: H - M.bottom, x2: W - M.right, y2: H - M.bottom }),
-    svgElement("line", { class: "axis", x1: M.left, y1: M.top, x2: M.left, y2: H - M.bottom }),
+    svgElement("line", { class: "axis", x1: M.left, y1: height - M.bottom, x2: width - M.right, y2: height - M.bottom }),
+    svgElement("line", { class: "axis", x1: M.left, y1: M.top, x2: M.left, y2: height - M.bottom }),
     svgElement("text", { x: M.left - 4, y: M.top + 8, "text-anchor": "end" }, String(yMax)),
-    svgElement("text", { x: M.left - 4, y: H - M.bottom, "text-anchor": "end" }, "0"),
+    svgElement("text", { x: M.left - 4, y: height - M.bottom, "text-anchor": "end" }, "0"),
   );
   container.replaceChildren(svg);
   return svg;
@@ -89,7 +91,7 @@ function barChart(container, bars, { format = (v) => String(v), yMax } = {}) {
       class: bar.alt ? "bar alt" : "bar",
       x, y: H - M.bottom - height, width: slot * 0.8, height,
     });
-    rect.append(svgElement("title", {}, `${bar.label}: ${format(bar.value)}`));
+    rect.append(svgElement("title", {}, `${bar.tip ?? bar.label}: ${format(bar.value)}`));
     svg.append(rect, svgElement("text", { x: x + slot * 0.4, y: H - 8, "text-anchor": "middle" }, bar.label));
   });
 }
@@ -99,17 +101,25 @@ function scatter(container, points, onPick) {
   const xs = points.map((p) => p.x), ys = points.map((p) => p.y);
   const [x0, x1] = [Math.min(...xs) - 1, Math.max(...xs) + 1];
   const [y0, y1] = [Math.min(...ys) - 50, Math.max(...ys) + 50];
-  const svg = frame(container, Math.round(y1));
+  const { width, height } = WIDE;
+  const svg = frame(container, Math.round(y1), width, height);
   svg.querySelector("text:last-of-type").textContent = String(Math.round(y0));
-  const px = (x) => M.left + ((W - M.left - M.right) * (x - x0)) / (x1 - x0);
-  const py = (y) => H - M.bottom - ((H - M.top - M.bottom) * (y - y0)) / (y1 - y0);
+  const px = (x) => M.left + ((width - M.left - M.right) * (x - x0)) / (x1 - x0);
+  const py = (y) => height - M.bottom - ((height - M.top - M.bottom) * (y - y0)) / (y1 - y0);
   for (let par = Math.ceil(x0); par <= x1; par++) {
-    svg.append(svgElement("text", { x: px(par), y: H - 8, "text-anchor": "middle" }, String(par)));
+    svg.append(svgElement("text", { x: px(par), y: height - 8, "text-anchor": "middle" }, String(par)));
   }
   for (const point of points) {
     const dot = svgElement("circle", { class: "point", cx: px(point.x), cy: py(point.y), r: 4, tabindex: 0 });
     dot.append(svgElement("title", {}, point.title));
     dot.addEventListener("click", () => onPick(point.level));
+    // Focusable points open with the keyboard too.
+    dot.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        onPick(point.level);
+      }
+    });
     svg.append(dot);
   }
 }
@@ -144,7 +154,7 @@ function showStats(group) {
   barChart($("#chart-par"), histogram.map((b) => ({ label: String(b.par), value: b.levels })));
   const times = [];
   for (const [name, p] of [["gen", group.generate_ms], ["solve", group.solve_ms]]) {
-    for (const q of ["p50", "p95", "p99"]) times.push({ label: `${name} ${q}`, value: p[q] ?? 0, alt: name === "solve" });
+    for (const q of ["p50", "p95", "p99"]) times.push({ label: q, tip: `${name} ${q}`, value: p[q] ?? 0, alt: name === "solve" });
   }
   barChart($("#chart-time"), times);
   barChart(

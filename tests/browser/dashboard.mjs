@@ -67,9 +67,17 @@ try {
   check((await page.locator("#level-title").textContent()).startsWith("skiddy · hard"), "dialog title");
   await page.screenshot({ path: `${shots}/dashboard-level.png` });
 
-  // A point of the rating scatter opens its level too.
+  // A point of the rating scatter opens its level too: by mouse (the last point is drawn
+  // on top of any it overlaps) and by keyboard.
+  const points = page.locator("#chart-rating circle.point");
   await page.keyboard.press("Escape");
-  await page.locator("#chart-rating circle.point").first().click();
+  await page.waitForSelector("dialog#level[open]", { state: "detached" });
+  await points.last().click();
+  await page.waitForSelector("dialog#level[open]");
+  await page.keyboard.press("Escape");
+  await page.waitForSelector("dialog#level[open]", { state: "detached" });
+  await points.first().focus();
+  await page.keyboard.press("Enter");
   await page.waitForSelector("dialog#level[open]");
 
   console.log(JSON.stringify({ cards, screenshots: [`${shots}/dashboard.png`, `${shots}/dashboard-level.png`] }));
