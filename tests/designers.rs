@@ -282,8 +282,10 @@ async fn play(server: &Server, seed: u64, moves: &Value, client: &str) -> Value 
         &json!({"solved": true, "moves": moves, "client": client}),
     )
     .await;
-    assert_eq!(response.status(), 201);
-    response.json().await.unwrap()
+    let status = response.status();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(status, 201, "{body}");
+    body
 }
 
 async fn client_post(server: &Server, seed: u64, body: &Value) -> reqwest::Response {

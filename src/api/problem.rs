@@ -128,9 +128,16 @@ impl From<GameError> for ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
-        ApiError::Unavailable {
-            detail: e.to_string(),
-            retry_after_s: 2,
+        match e {
+            StoreError::Unavailable(_) => ApiError::Unavailable {
+                detail: e.to_string(),
+                retry_after_s: 2,
+            },
+            // The client cannot fix it and the SQL is ours: log it, answer plainly.
+            StoreError::Query(_) | StoreError::Migration(_) => {
+                tracing::error!(error = %e, "database error");
+                ApiError::Internal("the database rejected the server's query".into())
+            }
         }
     }
 }

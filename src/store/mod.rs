@@ -47,10 +47,44 @@ pub struct NewPlay<'a> {
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The database cannot be reached or is refusing work for now: worth a retry.
     #[error("database unavailable: {0}")]
-    Unavailable(#[from] sqlx::Error),
+    Unavailable(sqlx::Error),
+    /// The database answered with an error a retry will not fix: a bug on our side.
+    #[error("database query failed: {0}")]
+    Query(sqlx::Error),
     #[error("database migration failed: {0}")]
     Migration(#[from] sqlx::migrate::MigrateError),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(error: sqlx::Error) -> Self {
+        if is_transient(&error) {
+            StoreError::Unavailable(error)
+        } else {
+            StoreError::Query(error)
+        }
+    }
+}
+
+/// Connection trouble, or a database refusing work for now (SQLSTATE classes 08
+/// connection exception, 53 insufficient resources, 57 operator intervention; SQLite's
+/// BUSY and LOCKED), as opposed to a query the database will reject again.
+fn is_transient(error: &sqlx::Error) -> bool {
+    use sqlx::Error::*;
+    match error {
+        Io(_) | Tls(_) | Protocol(_) | PoolTimedOut | PoolClosed | WorkerCrashed | BeginFailed => {
+            true
+        }
+        Database(db) => db.code().is_some_and(|code| {
+            ["08", "53", "57"]
+                .iter()
+                .any(|class| code.starts_with(class))
+                || code == "5"
+                || code == "6"
+        }),
+        _ => false,
+    }
 }
 
 #[async_trait]
@@ -105,6 +139,23 @@ pub async fn connect_with_retry(url: &str, max_connections: u32) -> Result<SqlSt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connection_trouble_is_unavailable_and_query_bugs_are_not() {
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        for transient in [sqlx::Error::Io(refused), sqlx::Error::PoolTimedOut] {
+            assert!(matches!(
+                StoreError::from(transient),
+                StoreError::Unavailable(_)
+            ));
+        }
+        for bug in [
+            sqlx::Error::RowNotFound,
+            sqlx::Error::ColumnNotFound("rating".into()),
+        ] {
+            assert!(matches!(StoreError::from(bug), StoreError::Query(_)));
+        }
+    }
 
     #[test]
     fn seed_encoding_round_trips_and_keeps_order() {

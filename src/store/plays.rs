@@ -148,7 +148,8 @@ async fn insert(
         sqlx::query(
             "INSERT INTO plays (game, difficulty, seed, solved_claimed, status, moves, moves_used, \
              time_ms, client, rated, level_rating) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $10 THEN $11 END) \
+             RETURNING id",
         ),
         &play.key,
     )
@@ -159,7 +160,9 @@ async fn insert(
     .bind(play.time_ms.map(|t| t as i64))
     .bind(play.client)
     .bind(ratings.is_some())
-    .bind(ratings.map(|r| r.after.level.rating))
+    // Never a NULL f64: sqlx 0.9's Any driver sends `None::<f64>` to PostgreSQL as a
+    // float4 NULL, which a statement prepared for float8 rejects. The CASE makes it NULL.
+    .bind(ratings.map_or(0.0, |r| r.after.level.rating))
     .fetch_one(&mut **tx)
     .await?;
     Ok(row.try_get(0)?)

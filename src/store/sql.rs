@@ -127,7 +127,8 @@ impl Store for SqlStore {
         .execute(&self.pool)
         .await?;
         let stored = self.level(key).await?;
-        stored.ok_or_else(|| StoreError::Unavailable(sqlx::Error::RowNotFound))
+        // Only a concurrent delete could get here, and nothing deletes levels.
+        stored.ok_or_else(|| StoreError::Query(sqlx::Error::RowNotFound))
     }
 
     async fn insert_play(&self, play: &NewPlay<'_>) -> Result<StoredPlay, StoreError> {
