@@ -358,6 +358,7 @@ async fn ratings_follow_first_plays(server: &Server, easy: &[Value]) {
         assert_eq!(level["rated_plays"], expected_plays, "{level}");
         assert_eq!(level["rating"].is_null(), expected_plays == 0, "{level}");
     }
+    harder_than_par_says(server, page["levels"].as_array().unwrap()).await;
 
     let (_, stats) = get_json(&server.url("/stats?game=fruit&difficulty=easy")).await;
     let group = &stats["groups"][0];
@@ -380,9 +381,44 @@ async fn ratings_follow_first_plays(server: &Server, easy: &[Value]) {
             "/levels?rating_min=NaN",
             "/levels?rating_max=inf",
             "/levels?rating_min=1600&rating_max=1500",
+            "/levels?above_par_min=-inf",
         ],
     )
     .await;
+}
+
+/// `rating_above_par` is a rated level's rating minus the mean of the rated levels of its
+/// par, and `above_par_min` keeps the levels at least that far above.
+async fn harder_than_par_says(server: &Server, levels: &[Value]) {
+    let rated: Vec<&Value> = levels.iter().filter(|l| !l["rating"].is_null()).collect();
+    for level in &rated {
+        let peers: Vec<f64> = rated
+            .iter()
+            .filter(|peer| peer["par"] == level["par"])
+            .map(|peer| peer["rating"].as_f64().unwrap())
+            .collect();
+        let mean = peers.iter().sum::<f64>() / peers.len() as f64;
+        let expected = level["rating"].as_f64().unwrap() - mean;
+        let above = level["rating_above_par"].as_f64().unwrap();
+        // Both sides work from ratings rounded to tenths.
+        assert!((above - expected).abs() < 0.2, "{level} vs mean {mean}");
+    }
+    for level in levels.iter().filter(|l| l["rating"].is_null()) {
+        assert!(level["rating_above_par"].is_null(), "{level}");
+    }
+    let mut harder: Vec<u64> = rated
+        .iter()
+        .filter(|l| l["rating_above_par"].as_f64().unwrap() >= 1.0)
+        .map(|l| l["seed"].as_u64().unwrap())
+        .collect();
+    harder.sort();
+    assert!(
+        !harder.is_empty(),
+        "the fixture rates two levels of one par apart"
+    );
+    assert_eq!(rated_seeds(server, "above_par_min=1").await, harder);
+    let everything_rated = rated_seeds(server, "above_par_min=-4000").await;
+    assert_eq!(everything_rated, [2, 3, 4, 5]);
 }
 
 async fn designer_routes(url: &str) {

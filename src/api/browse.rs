@@ -25,6 +25,7 @@ pub struct BrowseQuery {
     pub par_max: Option<u32>,
     pub rating_min: Option<f64>,
     pub rating_max: Option<f64>,
+    pub above_par_min: Option<f64>,
     pub limit: Option<u32>,
     pub after: Option<String>,
 }
@@ -50,7 +51,11 @@ fn browse_request(state: &AppState, q: &BrowseQuery) -> Result<Browse, ApiError>
             "`par_min` ({min}) is above `par_max` ({max})"
         )));
     }
-    for (name, bound) in [("rating_min", q.rating_min), ("rating_max", q.rating_max)] {
+    for (name, bound) in [
+        ("rating_min", q.rating_min),
+        ("rating_max", q.rating_max),
+        ("above_par_min", q.above_par_min),
+    ] {
         if bound.is_some_and(|r| !r.is_finite()) {
             return Err(ApiError::BadRequest(format!(
                 "`{name}` must be a finite number"
@@ -77,6 +82,7 @@ fn browse_request(state: &AppState, q: &BrowseQuery) -> Result<Browse, ApiError>
         par_max: q.par_max,
         rating_min: q.rating_min,
         rating_max: q.rating_max,
+        above_par_min: q.above_par_min,
         limit,
         after,
     })
@@ -99,6 +105,9 @@ fn next_link(request: &Browse, cursor: Cursor) -> String {
     }
     if let Some(max) = request.rating_max {
         link += &format!("&rating_max={max}");
+    }
+    if let Some(min) = request.above_par_min {
+        link += &format!("&above_par_min={min}");
     }
     link + &format!("&limit={}&after={cursor}", request.limit)
 }

@@ -43,11 +43,16 @@ function filters() {
     par_max: value("#par_max"),
     rating_min: value("#rating_min"),
     rating_max: value("#rating_max"),
+    above_par_min: value("#above_par_min"),
   };
 }
 
 function percent(x) {
   return x === null || x === undefined ? "–" : `${(100 * x).toFixed(1)}%`;
+}
+
+function signed(x) {
+  return `${x > 0 ? "+" : ""}${Math.round(x)}`;
 }
 
 function number(x, digits = 0) {
@@ -209,6 +214,7 @@ async function openLevel(level) {
   const facts = [
     ["par", level.par],
     ["rating", level.rating === null ? "unrated" : `${level.rating} ± ${level.rating_deviation}`],
+    ["rating vs its par", level.rating_above_par === null ? "–" : signed(level.rating_above_par)],
     ["rated plays", level.rated_plays],
     ["solver states", level.states],
     ["optimal solutions", level.solution_count],
@@ -270,7 +276,7 @@ async function generateMore() {
 
 async function start() {
   const wanted = new URLSearchParams(location.search);
-  for (const name of ["difficulty", "par_min", "par_max", "rating_min", "rating_max"]) {
+  for (const name of ["difficulty", "par_min", "par_max", "rating_min", "rating_max", "above_par_min"]) {
     if (wanted.has(name)) $(`#${name}`).value = wanted.get(name);
   }
   try {

@@ -22,6 +22,9 @@ pub struct Browse {
     /// Player rating bounds; either one limits the page to rated levels.
     pub rating_min: Option<f64>,
     pub rating_max: Option<f64>,
+    /// Keeps levels rated at least this far above the mean rating of the rated levels
+    /// with the same game, tier and par: the ones players find harder than par says.
+    pub above_par_min: Option<f64>,
     /// Rows wanted; the store returns at most this many.
     pub limit: u32,
     pub after: Option<Cursor>,
@@ -77,6 +80,9 @@ pub struct LevelSummary {
     pub rating: Option<f64>,
     pub rating_deviation: f64,
     pub rated_plays: i64,
+    /// `rating` minus the mean rating of the rated levels of the same game, tier and
+    /// par; null until rated.
+    pub rating_above_par: Option<f64>,
 }
 
 impl LevelSummary {
@@ -144,11 +150,17 @@ impl Filter {
     }
 }
 
-fn browse_filter(q: &Browse) -> Filter {
+/// The WHERE clause of a page, and the join that brings each level's par-bucket mean
+/// rating (`par_rating`), scoped to the same game and tier so it scans no more.
+fn browse_filter(q: &Browse) -> (Filter, String) {
     let mut filter = Filter::default();
-    filter.and("game = {}", Arg::Text(q.game.into()));
+    let game = filter.arg(Arg::Text(q.game.into()));
+    filter.and_sql(format!("game = {game}"));
+    let mut bucket_scope = format!("game = {game}");
     if let Some(d) = q.difficulty {
-        filter.and("difficulty = {}", Arg::Text(d.as_str().into()));
+        let tier = filter.arg(Arg::Text(d.as_str().into()));
+        filter.and_sql(format!("difficulty = {tier}"));
+        bucket_scope += &format!(" AND difficulty = {tier}");
     }
     if let Some(min) = q.par_min {
         filter.and("par >= {}", Arg::Int(min.into()));
@@ -165,6 +177,12 @@ fn browse_filter(q: &Browse) -> Filter {
     if let Some(max) = q.rating_max {
         filter.and("rating <= {}", Arg::Float(max));
     }
+    if let Some(min) = q.above_par_min {
+        filter.and(
+            "rated_plays > 0 AND rating - par_rating >= {}",
+            Arg::Float(min),
+        );
+    }
     if let Some(after) = q.after {
         let par = filter.arg(Arg::Int(after.par.into()));
         let seed = filter.arg(Arg::Int(seed_to_column(after.seed)));
@@ -176,12 +194,19 @@ fn browse_filter(q: &Browse) -> Filter {
             filter.and_sql(format!("(par, seed, difficulty) > ({par}, {seed}, {tier})"));
         }
     }
-    filter
+    let join = format!(
+        " LEFT JOIN (SELECT game AS bucket_game, difficulty AS bucket_tier, par AS bucket_par, \
+         AVG(rating) AS par_rating FROM levels WHERE {bucket_scope} AND rated_plays > 0 \
+         GROUP BY game, difficulty, par) buckets \
+         ON bucket_game = game AND bucket_tier = difficulty AND bucket_par = par"
+    );
+    (filter, join)
 }
 
 fn summary(row: &AnyRow) -> Result<LevelSummary, sqlx::Error> {
     let rating: f64 = row.try_get(11)?;
     let rated_plays: i64 = row.try_get(13)?;
+    let par_rating: Option<f64> = row.try_get(14)?;
     Ok(LevelSummary {
         game: row.try_get(0)?,
         difficulty: row.try_get(1)?,
@@ -197,16 +222,19 @@ fn summary(row: &AnyRow) -> Result<LevelSummary, sqlx::Error> {
         rating: (rated_plays > 0).then(|| tenths(rating)),
         rating_deviation: tenths(row.try_get(12)?),
         rated_plays,
+        rating_above_par: par_rating
+            .filter(|_| rated_plays > 0)
+            .map(|mean| tenths(rating - mean)),
     })
 }
 
 impl SqlStore {
     pub(super) async fn browse_page(&self, q: &Browse) -> Result<Vec<LevelSummary>, StoreError> {
-        let filter = browse_filter(q);
+        let (filter, join) = browse_filter(q);
         let sql = format!(
             "SELECT game, difficulty, seed, version, par, attempts, states, solution_count, \
-             generate_ms, solve_ms, {created}, rating, rating_deviation, rated_plays \
-             FROM levels{where_clause} \
+             generate_ms, solve_ms, {created}, rating, rating_deviation, rated_plays, \
+             par_rating FROM levels{join}{where_clause} \
              ORDER BY par, seed, difficulty LIMIT {limit}",
             created = self.backend().created_at_text(),
             where_clause = filter.where_clause(),

@@ -80,6 +80,17 @@ try {
   await page.keyboard.press("Enter");
   await page.waitForSelector("dialog#level[open]");
 
+  // "Harder than par says": the failed levels of par 7 sit about 300 above their par's
+  // mean, those of par 8 about 200 (tests/dashboard.rs seeds the plays).
+  await page.goto(`${base}/?game=skiddy&difficulty=hard&above_par_min=250`);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 30000 });
+  check(await page.locator("#above_par_min").inputValue() === "250", "the filter is kept in the URL");
+  const harder = await page.locator("#grid .card").allTextContents();
+  check(
+    harder.length === 2 && harder.every((text) => / par 7/.test(text)),
+    `above_par_min=250 shows the two failed par-7 levels (${harder.join(" | ")})`,
+  );
+
   console.log(JSON.stringify({ cards, screenshots: [`${shots}/dashboard.png`, `${shots}/dashboard-level.png`] }));
 } catch (error) {
   problems.push(String(error));
