@@ -169,6 +169,20 @@ async fn stats_count_levels_and_plays(server: &Server, easy: &[Value]) {
         .map(|l| l["metrics"]["dead_ends"].as_u64().unwrap())
         .sum();
     assert_eq!(g["dead_ends"], json!({"levels": 6, "sum": dead_ends}));
+    // fruit's key metrics (`Game::key_metrics`), summarised without knowing them.
+    let stones: Vec<f64> = easy
+        .iter()
+        .map(|l| l["metrics"]["stones"].as_f64().unwrap())
+        .collect();
+    let stones_stats = &g["metrics"]["stones"];
+    assert_eq!(stones_stats["levels"], 6, "{stones_stats}");
+    assert_eq!(stones_stats["sum"].as_f64(), Some(stones.iter().sum()));
+    assert_eq!(
+        stones_stats["max"].as_f64(),
+        stones.iter().copied().reduce(f64::max)
+    );
+    let keys: Vec<&String> = g["metrics"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["dead_ends", "pairs", "reachable", "stones"]);
     let unique = easy
         .iter()
         .filter(|l| l["metrics"]["solution_count"] == 1)
@@ -199,6 +213,7 @@ async fn stats_count_levels_and_plays(server: &Server, easy: &[Value]) {
     assert!(lines[0].starts_with("game,difficulty,levels,candidates,acceptance_rate,"));
     assert_eq!(lines[0].split(',').count(), lines[1].split(',').count());
     assert!(lines[1].starts_with("fruit,easy,6,"));
+    assert!(lines[0].ends_with(",dead_ends_mean,pairs_mean,reachable_mean,stones_mean"));
     all_bad_requests(server, &["/stats?format=xml", "/stats?difficulty=insane"]).await;
 }
 
@@ -429,7 +444,31 @@ async fn designer_routes(url: &str) {
     ratings_follow_first_plays(&server, &easy).await;
     daily_redirects_then_serves_forever(&server).await;
     packs_are_consecutive_stored_levels(&server).await;
+    boolean_key_metrics_count_as_one(&server).await;
     server.stop().await;
+}
+
+/// skiddy's `perfect` and `breakable` are booleans: their sum counts the levels with them.
+async fn boolean_key_metrics_count_as_one(server: &Server) {
+    let mut levels = Vec::new();
+    for seed in 1..=3 {
+        let (status, level) =
+            get_json(&server.url(&format!("/levels/medium/{seed}?game=skiddy"))).await;
+        assert_eq!(status, 200, "{level}");
+        levels.push(level);
+    }
+    let (_, stats) = get_json(&server.url("/stats?game=skiddy&difficulty=medium")).await;
+    let metrics = &stats["groups"][0]["metrics"];
+    for flag in ["perfect", "breakable"] {
+        let set = levels.iter().filter(|l| l["metrics"][flag] == true).count();
+        assert_eq!(metrics[flag]["levels"], 3, "{metrics}");
+        assert_eq!(metrics[flag]["sum"].as_f64(), Some(set as f64), "{flag}");
+    }
+    let combo: Vec<f64> = levels
+        .iter()
+        .filter_map(|l| l["metrics"]["combo_par"].as_f64())
+        .collect();
+    assert_eq!(metrics["combo_par"]["levels"], combo.len(), "{metrics}");
 }
 
 #[tokio::test]
@@ -457,7 +496,8 @@ async fn an_overloaded_pack_is_503_with_retry_after() {
 /// Fills a store with 100,000 synthetic levels (4 tiers) and 1,000,000 plays, then times
 /// `GET /stats`. Run: `cargo test --test designers -- --ignored --nocapture`.
 async fn stats_at_scale(url: &str) {
-    let server = Server::start(url, &[]).await;
+    // A measurement, not a deadline test: let slow SQLite percentiles finish.
+    let server = Server::start(url, &["--http-request-timeout-ms", "300000"]).await;
     let pool = sqlx::AnyPool::connect(url).await.unwrap();
     let tier = |n: &str| {
         format!(
@@ -467,9 +507,10 @@ async fn stats_at_scale(url: &str) {
     let levels = format!(
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) \
          INSERT INTO levels (game, difficulty, seed, version, par, attempts, generate_ms, solve_ms, \
-         states, solution_count, metrics, level) \
+         states, solution_count, metrics, level, rating, rated_plays) \
          SELECT 'fruit', {}, i, 1, 2 + i % 15, 1 + i % 20, i % 300, i % 100, 100 + i % 5000, \
-         1 + i % 3, '{{\"dead_ends\":' || (i % 50) || '}}', '{{}}' FROM n",
+         1 + i % 3, '{{\"dead_ends\":' || (i % 50) || '}}', '{{}}', 1000 + (i * 7919) % 1500, \
+         i % 5 FROM n",
         tier("i")
     );
     let plays = format!(
@@ -496,6 +537,7 @@ async fn stats_at_scale(url: &str) {
         "/stats",
         "/stats?difficulty=hard",
         "/levels?difficulty=hard&par_min=9&limit=200",
+        "/levels?difficulty=hard&above_par_min=500&limit=200",
     ] {
         let started = std::time::Instant::now();
         let (status, _, body) = get(&server.url(path)).await;

@@ -329,6 +329,9 @@ pub trait Puzzle: Send + Sync + 'static {
     const VERSION: u32;
     /// `solution_count` saturates here.
     const SOLUTION_COUNT_CAP: u64;
+    /// The numeric or boolean entries of `metrics` designers compare levels by; `/stats`
+    /// reports count, sum, mean and max of each (a boolean counts as 0 or 1).
+    const KEY_METRICS: &'static [&'static str];
 
     /// Width, height, grid and the game's extra fields, in the rules.md JSON shape.
     type Level: Serialize + DeserializeOwned + Clone + Send;

@@ -19,6 +19,8 @@ pub trait Game: Send + Sync {
     fn title(&self) -> &'static str;
     fn version(&self) -> u32;
     fn solution_count_cap(&self) -> u64;
+    /// The `metrics` entries `/stats` summarises (see [`Puzzle::KEY_METRICS`]).
+    fn key_metrics(&self) -> &'static [&'static str];
     /// Every tier's parameters and acceptance window, for `GET /games`.
     fn tiers(&self) -> Value;
     /// Runs the seeded generation loop for one key.
@@ -294,6 +296,10 @@ impl<P: Puzzle> Game for Adapter<P> {
 
     fn solution_count_cap(&self) -> u64 {
         P::SOLUTION_COUNT_CAP
+    }
+
+    fn key_metrics(&self) -> &'static [&'static str] {
+        P::KEY_METRICS
     }
 
     fn tiers(&self) -> Value {

@@ -101,6 +101,18 @@ fn check_level(game: &dyn Game, difficulty: Difficulty, seed: u64) -> Result<(),
     prop_assert_eq!(document["game"].as_str(), Some(game.name()));
     prop_assert_eq!(document["seed"].as_u64(), Some(seed));
     let par = document["par"].as_u64().expect("par");
+    for key in game.key_metrics() {
+        let metric = &document["metrics"][*key];
+        // Null is allowed where the game says "none" (e.g. skiddy's combo_par).
+        prop_assert!(
+            metric.is_number()
+                || metric.is_boolean()
+                || metric.is_null() && document["metrics"].get(*key).is_some(),
+            "key metric `{}` is a number or boolean in metrics: {}",
+            key,
+            document["metrics"]
+        );
+    }
 
     let outcome = game
         .check(&document, &document["solution"])

@@ -5,7 +5,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use levelforge_games::Difficulty;
+use levelforge_games::{Difficulty, registry};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -177,6 +177,7 @@ pub async fn stats(
     let filter = StatsFilter {
         game,
         difficulty: query_difficulty(q.difficulty.as_deref())?,
+        key_metrics: |game| registry::find(game).map_or(&[], |g| g.key_metrics()),
     };
     let groups = state.levels.store().stats(&filter).await?;
     if csv {
@@ -199,10 +200,21 @@ fn percentile_cells(p: &Percentiles) -> [String; 3] {
     [cell(p.p50), cell(p.p95), cell(p.p99)]
 }
 
-/// One line per group; the par histogram is JSON-only. Names are games' and tiers' own
-/// (lowercase ASCII), so no cell needs quoting.
+/// One line per group; the par histogram is JSON-only. The games' key metrics follow
+/// as `<name>_mean` columns, one per name in any group (empty where a game has none).
+/// Names are games', tiers' and metrics' own (lowercase ASCII), so no cell needs quoting.
 fn stats_csv(groups: &[GroupStats]) -> String {
-    let mut out = format!("{CSV_HEADER}\n");
+    let mut metric_names: Vec<&str> = Vec::new();
+    for name in groups.iter().flat_map(|g| g.metrics.keys()) {
+        if !metric_names.contains(name) {
+            metric_names.push(name);
+        }
+    }
+    let mut out = CSV_HEADER.to_string();
+    for name in &metric_names {
+        out += &format!(",{name}_mean");
+    }
+    out.push('\n');
     for g in groups {
         let mut cells = vec![
             g.game.clone(),
@@ -233,6 +245,11 @@ fn stats_csv(groups: &[GroupStats]) -> String {
             cell(g.plays.moves_over_par_mean),
             cell(g.plays.time_to_solve_ms_p50),
         ]);
+        cells.extend(
+            metric_names
+                .iter()
+                .map(|name| cell(g.metrics.get(name).and_then(|m| m.mean))),
+        );
         out += &cells.join(",");
         out.push('\n');
     }

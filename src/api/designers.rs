@@ -48,6 +48,7 @@ pub async fn games(State(state): State<AppState>) -> Json<Value> {
                 "title": g.title(),
                 "version": g.version(),
                 "solution_count_cap": g.solution_count_cap(),
+                "key_metrics": g.key_metrics(),
                 "tiers": g.tiers(),
             })
         })

@@ -150,8 +150,8 @@ impl Filter {
     }
 }
 
-/// The WHERE clause of a page, and the join that brings each level's par-bucket mean
-/// rating (`par_rating`), scoped to the same game and tier so it scans no more.
+/// The WHERE clause of a page and, for `above_par_min` only, the join that brings each
+/// level's par-bucket mean rating (`par_rating`), scoped to the same game and tier.
 fn browse_filter(q: &Browse) -> (Filter, String) {
     let mut filter = Filter::default();
     let game = filter.arg(Arg::Text(q.game.into()));
@@ -194,6 +194,9 @@ fn browse_filter(q: &Browse) -> (Filter, String) {
             filter.and_sql(format!("(par, seed, difficulty) > ({par}, {seed}, {tier})"));
         }
     }
+    if q.above_par_min.is_none() {
+        return (filter, String::new());
+    }
     let join = format!(
         " LEFT JOIN (SELECT game AS bucket_game, difficulty AS bucket_tier, par AS bucket_par, \
          AVG(rating) AS par_rating FROM levels WHERE {bucket_scope} AND rated_plays > 0 \
@@ -206,7 +209,6 @@ fn browse_filter(q: &Browse) -> (Filter, String) {
 fn summary(row: &AnyRow) -> Result<LevelSummary, sqlx::Error> {
     let rating: f64 = row.try_get(11)?;
     let rated_plays: i64 = row.try_get(13)?;
-    let par_rating: Option<f64> = row.try_get(14)?;
     Ok(LevelSummary {
         game: row.try_get(0)?,
         difficulty: row.try_get(1)?,
@@ -222,9 +224,8 @@ fn summary(row: &AnyRow) -> Result<LevelSummary, sqlx::Error> {
         rating: (rated_plays > 0).then(|| tenths(rating)),
         rating_deviation: tenths(row.try_get(12)?),
         rated_plays,
-        rating_above_par: par_rating
-            .filter(|_| rated_plays > 0)
-            .map(|mean| tenths(rating - mean)),
+        // Filled in by `with_par_ratings`; kept unrounded until then.
+        rating_above_par: (rated_plays > 0).then_some(rating),
     })
 }
 
@@ -233,8 +234,8 @@ impl SqlStore {
         let (filter, join) = browse_filter(q);
         let sql = format!(
             "SELECT game, difficulty, seed, version, par, attempts, states, solution_count, \
-             generate_ms, solve_ms, {created}, rating, rating_deviation, rated_plays, \
-             par_rating FROM levels{join}{where_clause} \
+             generate_ms, solve_ms, {created}, rating, rating_deviation, rated_plays \
+             FROM levels{join}{where_clause} \
              ORDER BY par, seed, difficulty LIMIT {limit}",
             created = self.backend().created_at_text(),
             where_clause = filter.where_clause(),
@@ -244,7 +245,67 @@ impl SqlStore {
             .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
             .fetch_all(self.pool())
             .await?;
-        Ok(rows.iter().map(summary).collect::<Result<_, _>>()?)
+        let mut page: Vec<LevelSummary> = rows.iter().map(summary).collect::<Result<_, _>>()?;
+        self.with_par_ratings(q.game, &mut page).await?;
+        Ok(page)
+    }
+
+    /// Turns each rated summary's `rating_above_par` from its rating into the distance
+    /// from the mean rating of the rated levels of its (tier, par): one grouped query over
+    /// just the buckets on the page, through the (game, difficulty, par) index.
+    async fn with_par_ratings(
+        &self,
+        game: &str,
+        page: &mut [LevelSummary],
+    ) -> Result<(), StoreError> {
+        let mut buckets: Vec<(&str, i64)> = page
+            .iter()
+            .filter(|level| level.rated_plays > 0)
+            .map(|level| (level.difficulty.as_str(), level.par))
+            .collect();
+        buckets.sort_unstable();
+        buckets.dedup();
+        if buckets.is_empty() {
+            return Ok(());
+        }
+        let mut filter = Filter::default();
+        filter.and("game = {}", Arg::Text(game.into()));
+        filter.and_sql("rated_plays > 0".into());
+        let wanted: Vec<String> = buckets
+            .iter()
+            .map(|(tier, par)| {
+                let tier = filter.arg(Arg::Text((*tier).into()));
+                let par = filter.arg(Arg::Int(*par));
+                format!("(difficulty = {tier} AND par = {par})")
+            })
+            .collect();
+        filter.and_sql(format!("({})", wanted.join(" OR ")));
+        let sql = format!(
+            "SELECT difficulty, par, AVG(rating) FROM levels{} GROUP BY difficulty, par",
+            filter.where_clause()
+        );
+        let rows = filter
+            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
+            .fetch_all(self.pool())
+            .await?;
+        let mut means = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let tier: String = row.try_get(0)?;
+            let par: i64 = row.try_get(1)?;
+            let mean: f64 = row.try_get(2)?;
+            means.push((tier, par, mean));
+        }
+        for level in page.iter_mut() {
+            let mean = means
+                .iter()
+                .find(|(tier, par, _)| *tier == level.difficulty && *par == level.par)
+                .map(|(_, _, mean)| *mean);
+            level.rating_above_par = match (level.rating_above_par, mean) {
+                (Some(rating), Some(mean)) => Some(tenths(rating - mean)),
+                _ => None,
+            };
+        }
+        Ok(())
     }
 }
 

@@ -23,6 +23,29 @@ impl Backend {
         }
     }
 
+    /// A number or boolean (as 0 or 1) key of the `metrics` JSON text as a float, NULL
+    /// where the level has none or it is of another type. `key` comes from game code.
+    pub(super) fn metric_number(self, key: &str) -> String {
+        assert!(
+            !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+            "metric names are snake_case constants: {key:?}"
+        );
+        match self {
+            Backend::Postgres => format!(
+                "(CASE jsonb_typeof(metrics::jsonb -> '{key}') \
+                 WHEN 'number' THEN (metrics::jsonb ->> '{key}')::double precision \
+                 WHEN 'boolean' THEN CASE WHEN (metrics::jsonb ->> '{key}')::boolean \
+                 THEN 1.0 ELSE 0.0 END END)"
+            ),
+            Backend::Sqlite => format!(
+                "(CASE json_type(metrics, '$.{key}') \
+                 WHEN 'integer' THEN CAST(json_extract(metrics, '$.{key}') AS REAL) \
+                 WHEN 'real' THEN json_extract(metrics, '$.{key}') \
+                 WHEN 'true' THEN 1.0 WHEN 'false' THEN 0.0 END)"
+            ),
+        }
+    }
+
     /// Whether nearest-rank percentiles can be computed in SQL (`percentile_disc`);
     /// SQLite has no percentile function, so there the sorted column is fetched and the
     /// same definition is applied in Rust.

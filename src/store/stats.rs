@@ -1,6 +1,8 @@
 //! Statistics per (game, difficulty) over stored levels and player plays. Only stored
 //! columns and the `metrics` JSON are read: no game's rules.
 
+use std::collections::BTreeMap;
+
 use levelforge_games::Difficulty;
 use serde::Serialize;
 use sqlx::Row;
@@ -12,10 +14,13 @@ use super::sql::SqlStore;
 use crate::rating::tenths;
 
 /// Both optional: absent means every game / every tier, one group each.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct StatsFilter {
     pub game: Option<&'static str>,
     pub difficulty: Option<Difficulty>,
+    /// A game's key metrics (`Game::key_metrics`), looked up by game name; the store
+    /// summarises whatever it is given without knowing what the names mean.
+    pub key_metrics: fn(&str) -> &'static [&'static str],
 }
 
 /// Nearest-rank percentiles (the smallest value with at least p of the values at or
@@ -107,6 +112,16 @@ pub struct DeadEnds {
     pub sum: Option<i64>,
 }
 
+/// One key metric of the game over a group's levels; a boolean counts as 0 or 1.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MetricStats {
+    /// Levels whose metrics have the entry (not null).
+    pub levels: i64,
+    pub sum: Option<f64>,
+    pub mean: Option<f64>,
+    pub max: Option<f64>,
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct PlayStats {
     pub count: i64,
@@ -135,6 +150,8 @@ pub struct GroupStats {
     pub states: StatesStats,
     pub solution_count: SolutionStats,
     pub dead_ends: DeadEnds,
+    /// The game's key metrics, by name.
+    pub metrics: BTreeMap<&'static str, MetricStats>,
     pub ratings: RatingStats,
     pub plays: PlayStats,
 }
@@ -168,7 +185,7 @@ impl SqlStore {
         let rows = self.level_aggregates(filter).await?;
         let mut groups = Vec::with_capacity(rows.len());
         for row in &rows {
-            groups.push(self.group(row).await?);
+            groups.push(self.group(row, filter.key_metrics).await?);
         }
         Ok(groups)
     }
@@ -200,9 +217,16 @@ impl SqlStore {
             .await?)
     }
 
-    async fn group(&self, row: &AnyRow) -> Result<GroupStats, StoreError> {
+    async fn group(
+        &self,
+        row: &AnyRow,
+        key_metrics: fn(&str) -> &'static [&'static str],
+    ) -> Result<GroupStats, StoreError> {
         let game: String = row.try_get(0)?;
         let difficulty: String = row.try_get(1)?;
+        let metrics = self
+            .key_metric_stats(&game, &difficulty, key_metrics(&game))
+            .await?;
         let levels: i64 = row.try_get(2)?;
         let candidates: i64 = row.try_get::<Option<i64>, _>(3)?.unwrap_or(0);
         let unique: i64 = row.try_get::<Option<i64>, _>(7)?.unwrap_or(0);
@@ -241,6 +265,7 @@ impl SqlStore {
                 levels: row.try_get(9)?,
                 sum: row.try_get(10)?,
             },
+            metrics,
             ratings: RatingStats {
                 rated_levels: row.try_get::<Option<i64>, _>(11)?.unwrap_or(0),
                 mean: row.try_get::<Option<f64>, _>(12)?.map(tenths),
@@ -251,6 +276,48 @@ impl SqlStore {
             game,
             difficulty,
         })
+    }
+
+    /// Count, sum, mean and max of each named `metrics` entry over one group, in one scan.
+    async fn key_metric_stats(
+        &self,
+        game: &str,
+        difficulty: &str,
+        names: &'static [&'static str],
+    ) -> Result<BTreeMap<&'static str, MetricStats>, StoreError> {
+        if names.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let columns: Vec<String> = names
+            .iter()
+            .map(|name| {
+                let value = self.backend().metric_number(name);
+                format!("COUNT({value}), SUM({value}), MAX({value})")
+            })
+            .collect();
+        let filter = group_filter(game, difficulty, "");
+        let sql = format!(
+            "SELECT {} FROM levels{}",
+            columns.join(", "),
+            filter.where_clause()
+        );
+        let row = filter
+            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
+            .fetch_one(self.pool())
+            .await?;
+        let mut stats = BTreeMap::new();
+        for (i, name) in names.iter().enumerate() {
+            let levels: i64 = row.try_get(3 * i)?;
+            let sum: Option<f64> = row.try_get(3 * i + 1)?;
+            let metric = MetricStats {
+                levels,
+                sum,
+                mean: sum.filter(|_| levels > 0).map(|s| s / levels as f64),
+                max: row.try_get(3 * i + 2)?,
+            };
+            stats.insert(*name, metric);
+        }
+        Ok(stats)
     }
 
     async fn par_histogram(

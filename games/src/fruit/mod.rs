@@ -64,6 +64,7 @@ impl Puzzle for Fruit {
     const TITLE: &'static str = "Fruit Dating";
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+    const KEY_METRICS: &'static [&'static str] = &["dead_ends", "reachable", "pairs", "stones"];
 
     type Level = FruitLevel;
     type Params = FruitParams;

@@ -74,6 +74,8 @@ impl Puzzle for Hashi {
     const TITLE: &'static str = "Hashi Flow";
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+    const KEY_METRICS: &'static [&'static str] =
+        &["nodes", "guesses", "depth", "forced_permille", "waves"];
 
     type Level = HashiLevel;
     type Params = HashiParams;

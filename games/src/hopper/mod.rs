@@ -60,6 +60,7 @@ impl Puzzle for Hopper {
     const TITLE: &'static str = "Hopper";
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+    const KEY_METRICS: &'static [&'static str] = &["stars", "arrows", "dirt", "grass"];
 
     type Level = HopperLevel;
     type Params = HopperParams;

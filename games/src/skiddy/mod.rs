@@ -83,6 +83,15 @@ impl Puzzle for Skiddy {
     const TITLE: &'static str = "Skiddy";
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+    const KEY_METRICS: &'static [&'static str] = &[
+        "dead_ends",
+        "real_states",
+        "combo_par",
+        "perfect",
+        "breakable",
+        "skiddies",
+        "colours",
+    ];
 
     type Level = SkiddyLevel;
     type Params = SkiddyParams;

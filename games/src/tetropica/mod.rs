@@ -68,6 +68,7 @@ impl Puzzle for Tetropica {
     const TITLE: &'static str = "Tetropica";
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = COUNT_CAP;
+    const KEY_METRICS: &'static [&'static str] = &["pieces", "min_pieces", "placements", "rocks"];
 
     type Level = TetropicaLevel;
     type Params = TetropicaParams;
