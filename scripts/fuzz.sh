@@ -30,7 +30,8 @@ cd "$root"
 cargo run --quiet -p levelforge-games --example fuzz_seeds -- fuzz
 
 cd "$root/fuzz"
-flags=(-O --debug-assertions --sanitizer "$sanitizer")
+# Instrumented builds share nothing with ordinary ones: keep them in fuzz/target.
+flags=(-O --debug-assertions --sanitizer "$sanitizer" --target-dir "$root/fuzz/target")
 cargo fuzz build "${flags[@]}"
 
 found=0
