@@ -11,7 +11,7 @@ pub struct Svg {
 impl Svg {
     /// A picture of a `width` x `height` board with a background colour.
     pub fn new(width: usize, height: usize, background: &str) -> Svg {
-        let (w, h) = (width as u32 * CELL, height as u32 * CELL);
+        let (w, h) = (units(width), units(height));
         let mut out = String::with_capacity(4096);
         let _ = write!(
             out,
@@ -22,7 +22,10 @@ impl Svg {
 
     /// Fills cell (x, y), inset by `inset` units on every side.
     pub fn cell(&mut self, x: usize, y: usize, inset: u32, fill: &str) -> &mut Self {
-        let (px, py) = (x as u32 * CELL + inset, y as u32 * CELL + inset);
+        let (px, py) = (
+            units(x).saturating_add(inset),
+            units(y).saturating_add(inset),
+        );
         let size = CELL - 2 * inset;
         let _ = write!(
             self.out,
@@ -85,7 +88,16 @@ impl Svg {
 
 /// The center of cell (x, y) in user units.
 pub fn center(x: usize, y: usize) -> (u32, u32) {
-    (x as u32 * CELL + CELL / 2, y as u32 * CELL + CELL / 2)
+    (
+        units(x).saturating_add(CELL / 2),
+        units(y).saturating_add(CELL / 2),
+    )
+}
+
+/// `cells` cells in user units. Saturating: a coordinate a game failed to check draws off
+/// the picture instead of overflowing.
+pub fn units(cells: usize) -> u32 {
+    u32::try_from(cells).map_or(u32::MAX, |c| c.saturating_mul(CELL))
 }
 
 fn escape(text: &str) -> String {

@@ -328,10 +328,9 @@ pub fn validate(level: &FruitLevel) -> Result<(), RuleError> {
     check_pairs(level)?;
     check_anteaters(level)?;
     for (i, one_way) in level.one_ways.iter().enumerate() {
-        let inside = |x: i32, y: i32| x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h;
-        let (dx, dy) = one_way.dir.delta();
-        let (x, y) = (one_way.x as i32, one_way.y as i32);
-        if !inside(x, y) || !inside(x + dx, y + dy) {
+        let (x, y) = (one_way.x, one_way.y);
+        // In `usize`: a coordinate past `i32::MAX` must not wrap onto the board.
+        if x >= w || y >= h || neighbour(w, h, x, y, one_way.dir).is_none() {
             return Err(RuleError::new(
                 "fruit.one_way",
                 format!(
@@ -342,6 +341,16 @@ pub fn validate(level: &FruitLevel) -> Result<(), RuleError> {
         }
     }
     Ok(())
+}
+
+/// The cell next to (x, y) in direction `d`, if it is on a `w` x `h` board.
+fn neighbour(w: usize, h: usize, x: usize, y: usize, d: Dir) -> Option<(usize, usize)> {
+    let (dx, dy) = d.delta();
+    let (nx, ny) = (
+        x.checked_add_signed(dx as isize)?,
+        y.checked_add_signed(dy as isize)?,
+    );
+    (nx < w && ny < h).then_some((nx, ny))
 }
 
 fn check_pairs(level: &FruitLevel) -> Result<(), RuleError> {
@@ -671,5 +680,12 @@ mod tests {
             rule(&["#####", "#a..#", "#..a#", "#####"], &[(5, 5, R)]),
             "fruit.anteater"
         );
+        // x wraps to 2 as an `i32`: it must still be off the board.
+        let far = level(
+            &["#####", "#a..#", "#..a#", "#####"],
+            &[((1 << 32) + 2, 1, R)],
+            &[],
+        );
+        assert_eq!(validate(&far).unwrap_err().rule, "fruit.one_way");
     }
 }

@@ -19,7 +19,9 @@ pub fn render(level: &HashiLevel, solution: Option<&HashiSolution>) -> String {
     if let Some(links) = solution {
         for (i, link) in links.iter().enumerate() {
             let colour = LINK_COLOURS[i % LINK_COLOURS.len()];
-            for pair in link.windows(2) {
+            // A solution from a client may point anywhere: draw only steps on the board.
+            let on_board = |&[x, y]: &[usize; 2]| x < level.width && y < level.height;
+            for pair in link.windows(2).filter(|p| p.iter().all(on_board)) {
                 let ([ax, ay], [bx, by]) = (pair[0], pair[1]);
                 svg.link((ax, ay), (bx, by), colour, CELL / 4);
             }
