@@ -288,17 +288,23 @@ impl SqlStore {
         if names.is_empty() {
             return Ok(BTreeMap::new());
         }
-        let columns: Vec<String> = names
+        // Each metric is picked out once per row, from metrics parsed once per row.
+        let backend = self.backend();
+        let picked: Vec<String> = names
             .iter()
-            .map(|name| {
-                let value = self.backend().metric_number(name);
-                format!("COUNT({value}), SUM({value}), MAX({value})")
-            })
+            .enumerate()
+            .map(|(i, name)| format!("{} AS m{i}", backend.metric_number("parsed", name)))
+            .collect();
+        let aggregates: Vec<String> = (0..names.len())
+            .map(|i| format!("COUNT(m{i}), SUM(m{i}), MAX(m{i})"))
             .collect();
         let filter = group_filter(game, difficulty, "");
         let sql = format!(
-            "SELECT {} FROM levels{}",
-            columns.join(", "),
+            "SELECT {} FROM (SELECT {} FROM (SELECT {} AS parsed FROM levels{}) AS rows_parsed) \
+             AS metric_values",
+            aggregates.join(", "),
+            picked.join(", "),
+            backend.parsed_metrics(),
             filter.where_clause()
         );
         let row = filter
