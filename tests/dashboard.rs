@@ -41,14 +41,7 @@ async fn dashboard_files_are_self_contained_and_revalidate() {
             .unwrap();
         assert_eq!(again.status(), 304, "{path}");
     }
-    let html = client()
-        .get(server.url("/"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = server.text("/").await;
     assert!(
         html.contains("src=\"/dashboard/app.js\"")
             && html.contains("href=\"/dashboard/style.css\"")

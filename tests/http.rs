@@ -62,24 +62,10 @@ async fn level_is_cacheable_forever_and_304s() {
 async fn same_key_same_bytes_after_a_restart() {
     let url = sqlite_url();
     let server = Server::start(&url, &[]).await;
-    let first = client()
-        .get(server.url("/levels/hard/7?game=fruit"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let first = server.text("/levels/hard/7?game=fruit").await;
     server.stop().await;
     let server = Server::start(&url, &[]).await;
-    let second = client()
-        .get(server.url("/levels/hard/7?game=fruit"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let second = server.text("/levels/hard/7?game=fruit").await;
     assert_eq!(first, second, "served as stored, timings included");
     server.stop().await;
 }

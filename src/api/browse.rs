@@ -36,6 +36,20 @@ fn query_difficulty(text: Option<&str>) -> Result<Option<Difficulty>, ApiError> 
         .transpose()
 }
 
+/// 400 when both bounds of `<name>_min` / `<name>_max` are given and cross.
+fn ordered<T: PartialOrd + std::fmt::Display>(
+    name: &str,
+    min: Option<T>,
+    max: Option<T>,
+) -> Result<(), ApiError> {
+    match (min, max) {
+        (Some(min), Some(max)) if min > max => Err(ApiError::BadRequest(format!(
+            "`{name}_min` ({min}) is above `{name}_max` ({max})"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 fn browse_request(state: &AppState, q: &BrowseQuery) -> Result<Browse, ApiError> {
     let game = params::game(q.game.as_deref(), state.default_game)?;
     let limit = q.limit.unwrap_or(BROWSE_DEFAULT_LIMIT);
@@ -44,13 +58,7 @@ fn browse_request(state: &AppState, q: &BrowseQuery) -> Result<Browse, ApiError>
             "`limit` must be 1 to {BROWSE_MAX_LIMIT}, not {limit}"
         )));
     }
-    if let (Some(min), Some(max)) = (q.par_min, q.par_max)
-        && min > max
-    {
-        return Err(ApiError::BadRequest(format!(
-            "`par_min` ({min}) is above `par_max` ({max})"
-        )));
-    }
+    ordered("par", q.par_min, q.par_max)?;
     for (name, bound) in [
         ("rating_min", q.rating_min),
         ("rating_max", q.rating_max),
@@ -62,13 +70,7 @@ fn browse_request(state: &AppState, q: &BrowseQuery) -> Result<Browse, ApiError>
             )));
         }
     }
-    if let (Some(min), Some(max)) = (q.rating_min, q.rating_max)
-        && min > max
-    {
-        return Err(ApiError::BadRequest(format!(
-            "`rating_min` ({min}) is above `rating_max` ({max})"
-        )));
-    }
+    ordered("rating", q.rating_min, q.rating_max)?;
     let after = q
         .after
         .as_deref()

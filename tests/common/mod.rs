@@ -57,6 +57,12 @@ impl Server {
     }
 
     /// Graceful stop: waits for in-flight requests.
+    /// The body of a GET of `path`, whatever its status.
+    pub async fn text(&self, path: &str) -> String {
+        let response = client().get(self.url(path)).send().await.unwrap();
+        response.text().await.unwrap()
+    }
+
     pub async fn stop(mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
