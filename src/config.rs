@@ -121,6 +121,12 @@ pub struct HttpArgs {
     /// the pipeline's own, more precise 503s come first.
     #[arg(long, env = "HTTP_REQUEST_TIMEOUT_MS", default_value_t = 15_000)]
     pub http_request_timeout_ms: u64,
+    /// Time a connection has to send a complete request head (request line and headers),
+    /// counted from when the server starts waiting for it; then the connection is closed.
+    /// Cuts slow-header (slowloris) clients and idle kept-alive connections.
+    #[arg(long, env = "HTTP_HEADER_READ_TIMEOUT_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub http_header_read_timeout_ms: u64,
 }
 
 /// Per-client limits on cold generation (warm levels are never limited).
@@ -138,12 +144,13 @@ pub struct RateLimitArgs {
     pub trust_forwarded: bool,
 }
 
-/// The overload settings the router applies.
+/// The overload settings the router applies, and the connections' header deadline.
 #[derive(Debug, Clone)]
 pub struct HttpLimits {
     pub max_in_flight: usize,
     pub load_shed: bool,
     pub request_timeout: Duration,
+    pub header_read_timeout: Duration,
 }
 
 impl HttpArgs {
@@ -152,6 +159,7 @@ impl HttpArgs {
             max_in_flight: self.http_max_in_flight,
             load_shed: self.http_load_shed,
             request_timeout: Duration::from_millis(self.http_request_timeout_ms),
+            header_read_timeout: Duration::from_millis(self.http_header_read_timeout_ms),
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod levels;
 pub mod metrics;
 pub mod ratelimit;
 pub mod rating;
+pub mod server;
 pub mod store;
 pub mod telemetry;
 
@@ -64,13 +65,8 @@ pub async fn serve(
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let app = api::router(state);
-    // The peer address is the client for rate limiting.
-    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
-    Ok(())
+    let header_read_timeout = state.limits.header_read_timeout;
+    server::serve(listener, api::router(state), header_read_timeout, shutdown).await
 }
 
 /// Resolves on SIGTERM or SIGINT.

@@ -497,3 +497,105 @@ async fn cold_generation_is_rate_limited_per_client() {
     assert_eq!(cold_get(&server, 6, Some("10.2.2.2")).await.status(), 200);
     server.stop().await;
 }
+
+/// Reads one HTTP/1.1 answer (head and `Content-Length` body) from a kept-alive connection.
+async fn read_answer(stream: &mut tokio::io::BufReader<TcpStream>) -> String {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let mut head = String::new();
+    while !head.ends_with("\r\n\r\n") {
+        let read = stream.read_line(&mut head).await.unwrap();
+        assert!(read > 0, "closed in the middle of an answer: {head}");
+    }
+    let length: usize = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse().unwrap())
+        })
+        .expect("Content-Length");
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).await.unwrap();
+    head + &String::from_utf8(body).unwrap()
+}
+
+/// Waits (at most 5 s) until the server closes `reader`'s connection; the time from
+/// `started` until then.
+async fn time_until_closed(
+    mut reader: impl tokio::io::AsyncRead + Unpin,
+    started: Instant,
+) -> Duration {
+    use tokio::io::AsyncReadExt;
+    let mut rest = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), reader.read_to_end(&mut rest))
+        .await
+        .expect("the server keeps the connection open")
+        .ok(); // a reset is a close too
+    assert!(rest.is_empty(), "closed without an answer, got {rest:?}");
+    started.elapsed()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_header_clients_are_cut_at_the_header_read_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let server = Server::start(&sqlite_url(), &["--http-header-read-timeout-ms", "300"]).await;
+    let address = server.base.trim_start_matches("http://").to_string();
+    // Slowloris: a partial request line, then one header line every 50 ms, never the end.
+    let connected = Instant::now();
+    let (reader, mut writer) = TcpStream::connect(&address).await.unwrap().into_split();
+    writer
+        .write_all(b"GET /levels/easy/1 HTTP/1.1\r\n")
+        .await
+        .unwrap();
+    let trickle = tokio::spawn(async move {
+        for i in 0.. {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let line = format!("X-Slow-{i}: x\r\n");
+            if writer.write_all(line.as_bytes()).await.is_err() {
+                return i;
+            }
+        }
+        unreachable!()
+    });
+    // A client that connects and never sends a byte.
+    let silent = TcpStream::connect(&address).await.unwrap();
+    let silent = tokio::spawn(time_until_closed(silent, Instant::now()));
+    // Meanwhile, requests on other connections are answered.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(status_of(server.url("/healthz")).await, 200);
+    assert_eq!(status_of(server.url("/levels/easy/1")).await, 200);
+
+    let slowloris = time_until_closed(reader, connected).await;
+    let silent = silent.await.unwrap();
+    eprintln!("slowloris cut after {slowloris:?}, silent client after {silent:?}");
+    for cut in [slowloris, silent] {
+        assert!(
+            cut >= Duration::from_millis(150) && cut < Duration::from_secs(2),
+            "{cut:?}"
+        );
+    }
+    trickle.abort();
+    assert_eq!(status_of(server.url("/healthz")).await, 200);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kept_alive_connections_serve_many_requests_then_idle_out() {
+    use tokio::io::AsyncWriteExt;
+    let server = Server::start(&sqlite_url(), &["--http-header-read-timeout-ms", "300"]).await;
+    let address = server.base.trim_start_matches("http://").to_string();
+    let mut connection = tokio::io::BufReader::new(TcpStream::connect(&address).await.unwrap());
+    for _ in 0..3 {
+        let request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+        connection.get_mut().write_all(request).await.unwrap();
+        let answer = read_answer(&mut connection).await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.ends_with(r#"{"status":"ok"}"#), "{answer}");
+        // Pauses shorter than the timeout keep the connection.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Waiting for the next request head counts against the same deadline.
+    let idle = time_until_closed(connection, Instant::now()).await;
+    assert!(idle < Duration::from_secs(2), "{idle:?}");
+    server.stop().await;
+}
