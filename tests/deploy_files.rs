@@ -1,9 +1,13 @@
 //! No Docker engine runs in CI, so the container files are checked against the binary's
-//! real command line: every environment variable they set is one the binary reads, and
-//! every subcommand they run exists.
+//! real command line: every environment variable they set is one the binary reads (with a
+//! value it accepts), every subcommand they run exists, and the replicas profile's nginx
+//! front matches the replica services.
+
+use std::collections::HashMap;
 
 use clap::CommandFactory;
 use levelforge::config::Cli;
+use yaml_serde::Value;
 
 /// Every environment variable any subcommand reads, plus the ones read outside clap.
 fn known_env() -> Vec<String> {
@@ -33,36 +37,188 @@ fn read(name: &str) -> String {
     std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name)).unwrap()
 }
 
+/// The `serve` flag (`--long`) of every environment variable it reads.
+fn serve_flags_by_env() -> HashMap<String, String> {
+    let cli = Cli::command();
+    let serve = cli.find_subcommand("serve").expect("serve subcommand");
+    serve
+        .get_arguments()
+        .filter_map(|arg| {
+            let env = arg.get_env()?.to_string_lossy().into_owned();
+            Some((env, format!("--{}", arg.get_long()?)))
+        })
+        .collect()
+}
+
+/// docker-compose.yml as compose reads it: anchors expanded, `<<` merge keys applied.
+fn compose() -> Value {
+    let mut compose: Value = yaml_serde::from_str(&read("docker-compose.yml")).unwrap();
+    compose.apply_merge().unwrap();
+    compose
+}
+
+fn services(compose: &Value) -> Vec<(String, &Value)> {
+    compose["services"]
+        .as_mapping()
+        .expect("services")
+        .iter()
+        .map(|(name, service)| (name.as_str().unwrap().to_string(), service))
+        .collect()
+}
+
+/// The services that run levelforge (built from this repository).
+fn levelforge_services(compose: &Value) -> Vec<(String, &Value)> {
+    services(compose)
+        .into_iter()
+        .filter(|(_, service)| service.get("build").is_some())
+        .collect()
+}
+
+fn env_of(service: &Value) -> Vec<(String, String)> {
+    let Some(env) = service["environment"].as_mapping() else {
+        return Vec::new();
+    };
+    env.iter()
+        .map(|(key, value)| {
+            let value = match value {
+                Value::String(text) => text.clone(),
+                other => panic!("{key:?}: quote {other:?}, compose wants strings"),
+            };
+            (key.as_str().unwrap().to_string(), value)
+        })
+        .collect()
+}
+
+fn env_value(service: &Value, key: &str) -> Option<String> {
+    env_of(service)
+        .into_iter()
+        .find_map(|(k, v)| (k == key).then_some(v))
+}
+
+fn profiles(service: &Value) -> Vec<&str> {
+    service["profiles"]
+        .as_sequence()
+        .map(|p| p.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
 #[test]
-fn compose_sets_only_variables_the_binary_reads() {
-    let compose = read("docker-compose.yml");
-    let known = known_env();
-    let mut in_levelforge_env = false;
-    let mut checked = 0;
-    for line in compose.lines() {
-        let indent = line.len() - line.trim_start().len();
-        if line.trim() == "environment:" {
-            in_levelforge_env = true;
-            continue;
-        }
-        if in_levelforge_env && indent <= 4 {
-            in_levelforge_env = false;
-        }
-        if in_levelforge_env && let Some((key, _)) = line.trim().split_once(':') {
-            if key.starts_with("POSTGRES_") {
-                continue; // the postgres image's own settings
+fn compose_settings_are_real_flags_with_valid_values() {
+    let compose = compose();
+    let flags = serve_flags_by_env();
+    let services = levelforge_services(&compose);
+    assert!(services.len() >= 3, "one instance and two replicas");
+    for (name, service) in services {
+        // The values go through the binary's own parser, as `levelforge serve` would read them.
+        let mut argv = vec!["levelforge".to_string(), "serve".to_string()];
+        let env = env_of(service);
+        assert!(env.len() >= 8, "{name}: expected the service's settings");
+        for (key, value) in env {
+            if key == "RUST_LOG" {
+                continue; // read by the log filter, not by clap
             }
-            assert!(
-                known.contains(&key.to_string()),
-                "docker-compose.yml sets {key}, which levelforge never reads"
-            );
-            checked += 1;
+            let flag = flags.get(&key).unwrap_or_else(|| {
+                panic!("{name} sets {key}, which `levelforge serve` never reads")
+            });
+            argv.extend([flag.clone(), value]);
         }
+        if let Err(error) = <Cli as clap::Parser>::try_parse_from(&argv) {
+            panic!("{name}: levelforge would not start with these settings: {error}");
+        }
+        let depends = &service["depends_on"]["postgres"]["condition"];
+        assert_eq!(depends.as_str(), Some("service_healthy"), "{name}");
     }
+    let postgres = &compose["services"]["postgres"];
     assert!(
-        checked >= 8,
-        "expected the service's settings in docker-compose.yml, found {checked}"
+        postgres["healthcheck"]["test"].is_sequence(),
+        "postgres has a health check"
     );
+}
+
+#[test]
+fn the_replicas_profile_puts_two_replicas_behind_nginx() {
+    let compose = compose();
+    let replicas: Vec<_> = levelforge_services(&compose)
+        .into_iter()
+        .filter(|(_, service)| profiles(service).contains(&"replicas"))
+        .collect();
+    assert_eq!(replicas.len(), 2, "two replicas");
+    let nginx = read("deploy/nginx.conf");
+    let upstream = nginx_upstream(&nginx);
+    for (name, service) in &replicas {
+        assert_eq!(
+            env_value(service, "TRUST_FORWARDED").as_deref(),
+            Some("true"),
+            "{name} is behind the proxy: the client is the forwarded address"
+        );
+        assert!(
+            service.get("ports").is_none(),
+            "{name} trusts X-Forwarded-For, so only the proxy may reach it"
+        );
+        let bind = env_value(service, "BIND").expect("BIND");
+        let port = bind.rsplit_once(':').expect("host:port").1;
+        let server = format!("{name}:{port}");
+        assert!(
+            upstream.contains(&server),
+            "nginx.conf's upstream has no `server {server}`: {upstream:?}"
+        );
+    }
+    assert_eq!(upstream.len(), replicas.len(), "{upstream:?}");
+
+    let (_, proxy) = services(&compose)
+        .into_iter()
+        .find(|(_, service)| {
+            service["image"]
+                .as_str()
+                .is_some_and(|i| i.starts_with("nginx"))
+        })
+        .expect("an nginx service");
+    assert_eq!(profiles(proxy), ["replicas"]);
+    let mounts: Vec<_> = proxy["volumes"].as_sequence().unwrap().iter().collect();
+    assert!(
+        mounts
+            .iter()
+            .any(|m| m.as_str() == Some("./deploy/nginx.conf:/etc/nginx/nginx.conf:ro")),
+        "{mounts:?}"
+    );
+    for (name, _) in &replicas {
+        let condition = &proxy["depends_on"][name.as_str()]["condition"];
+        assert_eq!(
+            condition.as_str(),
+            Some("service_healthy"),
+            "proxy waits for {name}"
+        );
+    }
+    for directive in [
+        "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
+        "client_header_timeout",
+        "proxy_read_timeout",
+        "proxy_connect_timeout",
+    ] {
+        assert!(nginx.contains(directive), "nginx.conf lacks {directive}");
+    }
+}
+
+/// The `host:port` of every `server` line in nginx.conf's `upstream` block.
+fn nginx_upstream(conf: &str) -> Vec<String> {
+    let block = conf
+        .split_once("upstream ")
+        .and_then(|(_, rest)| rest.split_once('{'))
+        .and_then(|(_, rest)| rest.split_once('}'))
+        .expect("an upstream block")
+        .0;
+    block
+        .lines()
+        .map(str::trim)
+        .filter_map(|line| line.strip_prefix("server "))
+        .map(|rest| {
+            rest.split_whitespace()
+                .next()
+                .unwrap()
+                .trim_end_matches(';')
+                .to_string()
+        })
+        .collect()
 }
 
 /// The `KEY=value` words of every `ENV` instruction, continuation lines included.
