@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Contract test: the real (debug) binary against openapi.yaml with schemathesis.
+# Builds `levelforge`, serves it on a free local port with a fresh SQLite file, runs
+# schemathesis with schemathesis.toml (checks and bounds are there), then stops the server.
+# Exit status: schemathesis's (non-zero on any failed check).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCHEMATHESIS_VERSION=4.32.5
+VENV="${LEVELFORGE_VENV:-$HOME/.cache/levelforge/venv}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/levelforge/target}"
+
+if ! "$VENV/bin/schemathesis" --version 2>/dev/null | grep -qF "$SCHEMATHESIS_VERSION"; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check \
+    "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+
+cargo build --quiet --bin levelforge
+binary="$CARGO_TARGET_DIR/debug/levelforge"
+
+work="$(mktemp -d)"
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+export BIND="127.0.0.1:$port"
+# Bounded for CI: no per-client limit (schemathesis is one client); generation and
+# verification get a modest budget, and every refusal would still be a documented 503.
+DATABASE_URL="sqlite://$work/levelforge.db" \
+  RATE_LIMIT_COLD_PER_MIN=0 \
+  GEN_BUDGET_MS="${GEN_BUDGET_MS:-5000}" \
+  VERIFY_MAX_STATES="${VERIFY_MAX_STATES:-200000}" \
+  RUST_LOG=warn \
+  "$binary" serve >"$work/server.log" 2>&1 &
+server=$!
+stop() {
+  kill -TERM "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap stop EXIT
+
+for _ in $(seq 1 100); do
+  "$binary" healthcheck >/dev/null 2>&1 && break
+  kill -0 "$server" 2>/dev/null || { cat "$work/server.log"; exit 1; }
+  sleep 0.1
+done
+"$binary" healthcheck
+
+status=0
+"$VENV/bin/schemathesis" --config-file schemathesis.toml run openapi.yaml \
+  --url "http://$BIND" "$@" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "--- server log (warnings and errors) ---"
+  tail -n 50 "$work/server.log"
+fi
+exit "$status"
