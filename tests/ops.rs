@@ -1,6 +1,6 @@
-//! Operations: metrics, overload, database faults and graceful shutdown, against the real
-//! server. The metrics recorder is process-wide, so each test that reads a counter uses a
-//! (game, tier) no other test in this file touches, and asserts on increases.
+//! Operations: metrics, overload, header timeouts, database faults and graceful shutdown,
+//! against the real server. The metrics recorder is process-wide, so each test that reads a
+//! counter uses a (game, tier) no other test in this file touches, and asserts on increases.
 
 mod common;
 
@@ -598,4 +598,26 @@ async fn kept_alive_connections_serve_many_requests_then_idle_out() {
     let idle = time_until_closed(connection, Instant::now()).await;
     assert!(idle < Duration::from_secs(2), "{idle:?}");
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_is_not_held_open_by_a_slow_header_client() {
+    use tokio::io::AsyncWriteExt;
+    let server = Server::start(&sqlite_url(), &["--http-header-read-timeout-ms", "300"]).await;
+    let address = server.base.trim_start_matches("http://").to_string();
+    let mut slow = TcpStream::connect(&address).await.unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let started = Instant::now();
+    tokio::time::timeout(Duration::from_secs(5), server.stop())
+        .await
+        .expect("graceful shutdown waits for the slow client forever");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(slow);
 }
