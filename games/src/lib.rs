@@ -6,6 +6,7 @@
 pub mod core;
 pub mod game;
 pub mod grid;
+pub mod memory;
 pub mod registry;
 pub mod rng;
 pub mod svg;
