@@ -35,6 +35,8 @@ pub enum Command {
     Pregen(PregenArgs),
     /// Exit 0 when the server on BIND answers /healthz (for container health checks).
     Healthcheck(HealthcheckArgs),
+    /// Time cold generation of every game × tier and each game's solver (no server).
+    Bench(BenchArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -105,6 +107,10 @@ pub struct ServeArgs {
     pub rate_limit: RateLimitArgs,
     #[command(flatten)]
     pub log: LogArgs,
+    /// Mounts `GET /bench/bytes/{size}`, a body of that size from memory through the same
+    /// middleware as every route, for `scripts/bench.sh`'s side-by-side load test.
+    #[arg(long, env = "BENCH_ROUTES", default_value_t = false, action = clap::ArgAction::Set)]
+    pub bench_routes: bool,
 }
 
 /// The overload layers in front of every route.
@@ -212,6 +218,19 @@ pub struct HealthcheckArgs {
     /// The server's listen address; its port is probed on 127.0.0.1.
     #[arg(long, env = "BIND", default_value = "0.0.0.0:8080")]
     pub bind: SocketAddr,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Seeds 1..=SEEDS per game and tier.
+    #[arg(long, default_value_t = 200)]
+    pub seeds: u64,
+    /// Two seeds and one solver run: checks that the benchmark works, measures little.
+    #[arg(long)]
+    pub quick: bool,
+    /// Only this game.
+    #[arg(long)]
+    pub game: Option<String>,
 }
 
 /// Parses `FROM..TO` (inclusive) or a single seed.

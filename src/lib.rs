@@ -6,6 +6,7 @@
 //! - [`api`]: the HTTP routes.
 
 pub mod api;
+pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod levels;
@@ -56,6 +57,7 @@ pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
         verify_max_states: args.verify_max_states,
         limits: args.http.limits(),
         trust_forwarded: args.rate_limit.trust_forwarded,
+        bench_routes: args.bench_routes,
     })
 }
 

@@ -107,3 +107,49 @@ fn unknown_game_or_difficulty_is_a_clear_error() {
     let output = levelforge(&["generate", "--difficulty", "insane", "--seed", "1"]);
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown difficulty"));
 }
+
+#[test]
+fn bench_quick_prints_a_row_per_game_and_tier_and_a_solver_row_per_game() {
+    let output = levelforge(&["bench", "--quick"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    let games = ["fruit", "skiddy", "hashi", "tetropica", "hopper"];
+    for game in games {
+        for tier in ["easy", "medium", "hard", "expert"] {
+            let row: Vec<&str> = text
+                .lines()
+                .find(|l| l.split_whitespace().take(2).eq([game, tier]))
+                .unwrap_or_else(|| panic!("no row for {game} {tier} in\n{text}"))
+                .split_whitespace()
+                .collect();
+            // levels, p50, p95, p99, max, mean attempts, max attempts: numbers; 2 levels.
+            assert_eq!(row[2], "2", "{row:?}");
+            for figure in &row[3..9] {
+                let value: f64 = figure.parse().unwrap_or_else(|_| panic!("{row:?}"));
+                assert!(value >= 0.0);
+            }
+            assert!(row[7].parse::<f64>().unwrap() >= 1.0, "attempts: {row:?}");
+        }
+    }
+    // The solver table: one row per game with a positive state count and rate.
+    let solver = text
+        .split("solver on each game's fixed heavy level")
+        .nth(1)
+        .expect("solver table");
+    for game in games {
+        let row: Vec<&str> = solver
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(game))
+            .unwrap_or_else(|| panic!("no solver row for {game} in\n{text}"))
+            .split_whitespace()
+            .collect();
+        let states: u64 = row[2].parse().unwrap();
+        let seconds: f64 = row[4].parse().unwrap();
+        assert!(states > 0 && seconds > 0.0, "{row:?}");
+    }
+    assert!(text.contains("load average at start"));
+}

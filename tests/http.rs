@@ -375,3 +375,43 @@ async fn every_game_serves_checks_and_previews_at_every_tier() {
     }
     server.stop().await;
 }
+
+#[tokio::test]
+async fn bench_baseline_route_is_off_by_default_and_mirrors_a_level_when_on() {
+    let server = Server::start(&sqlite_url(), &[]).await;
+    let off = client()
+        .get(server.url("/bench/bytes/10"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(off.status(), StatusCode::NOT_FOUND);
+    server.stop().await;
+
+    let server = Server::start(&sqlite_url(), &["--bench-routes", "true"]).await;
+    let level = client()
+        .get(server.url("/levels/hard/5"))
+        .send()
+        .await
+        .unwrap();
+    let level_headers = level.headers().clone();
+    let size = level.bytes().await.unwrap().len();
+    let baseline = client()
+        .get(server.url(&format!("/bench/bytes/{size}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(baseline.status(), StatusCode::OK);
+    for name in ["content-type", "cache-control"] {
+        assert_eq!(baseline.headers()[name], level_headers[name], "{name}");
+    }
+    assert_eq!(
+        baseline.headers()["etag"].len(),
+        level_headers["etag"].len(),
+        "same header bytes"
+    );
+    assert_eq!(baseline.bytes().await.unwrap().len(), size);
+    let (status, headers, _) = get_json(&server.url("/bench/bytes/99999999")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(is_problem(&headers));
+    server.stop().await;
+}

@@ -386,4 +386,9 @@ pub trait Puzzle: Send + Sync + 'static {
 
     /// An SVG picture of the level, with the solution drawn when given.
     fn preview_svg(level: &Self::Level, solution: Option<&Self::Solution>) -> String;
+
+    /// A fixed level that is heavy for this game's solver: `levelforge bench` reports
+    /// the analysis speed (states per second) on it. [`crate::game::level_of_key`]
+    /// gives a generated one.
+    fn bench_level() -> Self::Level;
 }

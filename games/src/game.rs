@@ -36,6 +36,8 @@ pub trait Game: Send + Sync {
     fn check(&self, level: &Value, moves: &Value) -> Result<CheckOutcome, GameError>;
     /// An SVG picture of a level document, with its `solution` drawn when asked.
     fn preview_svg(&self, level: &Value, show_solution: bool) -> Result<String, GameError>;
+    /// The game's fixed heavy level for solver benchmarks, as a level document.
+    fn bench_level(&self) -> Value;
 }
 
 /// An accepted level as the service stores it.
@@ -196,6 +198,17 @@ pub fn generate_level<P: Puzzle>(
         attempts: tier.max_attempts,
         rejections,
     })
+}
+
+/// The level a key gets, for fixed benchmark inputs ([`Puzzle::bench_level`]).
+///
+/// # Panics
+/// When the key has no level; benchmark keys are chosen among ones that do, and
+/// `every_bench_level_is_valid_and_solvable` checks them.
+pub fn level_of_key<P: Puzzle>(difficulty: Difficulty, seed: u64) -> P::Level {
+    generate_level::<P>(difficulty, seed, &Stop::never())
+        .expect("benchmark keys have levels")
+        .level
 }
 
 type AnalysisOf<P> = Analysis<<P as Puzzle>::Solution, <P as Puzzle>::Metrics>;
@@ -410,5 +423,11 @@ impl<P: Puzzle> Game for Adapter<P> {
             _ => None,
         };
         Ok(P::preview_svg(&level, solution.as_ref()))
+    }
+
+    fn bench_level(&self) -> Value {
+        let mut document = serde_json::to_value(P::bench_level()).expect("levels serialize");
+        document["game"] = json!(P::NAME);
+        document
     }
 }

@@ -7,6 +7,7 @@ pub mod core;
 pub mod fuzzing;
 pub mod game;
 pub mod grid;
+pub mod memory;
 pub mod registry;
 pub mod rng;
 pub mod svg;

@@ -21,10 +21,15 @@ pub struct StateSet {
 
 impl StateSet {
     pub fn new(stride: usize) -> Self {
+        StateSet::with_capacity(stride, 1024)
+    }
+
+    /// Room for `states` states before the first growth.
+    pub fn with_capacity(stride: usize, states: usize) -> Self {
         StateSet {
             stride,
-            words: Vec::with_capacity(stride * 1024),
-            table: HashTable::with_capacity(1024),
+            words: Vec::with_capacity(stride * states),
+            table: HashTable::with_capacity(states),
         }
     }
 
@@ -115,7 +120,9 @@ pub fn explore(
 ) -> Result<Graph, Exhausted> {
     let stride = start.len();
     let mut graph = Graph {
-        states: StateSet::new(stride),
+        // Room for the whole budget up to 2^14 states: most of the cost of a big
+        // exploration was rehashing a table grown from 1,024 states.
+        states: StateSet::with_capacity(stride, limits.max_states.clamp(1024, 1 << 14) as usize),
         depth: vec![0],
         edges: Vec::new(),
         win: vec![is_win(start)],

@@ -1,6 +1,7 @@
 //! The HTTP surface (api.md). Handlers translate between HTTP and the level service; they
 //! know no game's rules.
 
+mod bench;
 mod browse;
 mod daily;
 mod dashboard;
@@ -37,6 +38,8 @@ pub struct AppState {
     pub limits: HttpLimits,
     /// Whether `X-Forwarded-For` names the client (behind a trusted proxy only).
     pub trust_forwarded: bool,
+    /// Whether `GET /bench/bytes/{size}` is mounted (load tests only).
+    pub bench_routes: bool,
 }
 
 /// Bodies above this size get 413.
@@ -63,7 +66,14 @@ pub fn router(state: AppState) -> Router {
         .route("/stats", get(browse::stats))
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
-        .route("/metrics", get(ops::metrics))
+        .route("/metrics", get(ops::metrics));
+    // Off by default: a load-test baseline, not part of the API.
+    let routes = if state.bench_routes {
+        routes.route("/bench/bytes/{size}", get(bench::bytes))
+    } else {
+        routes
+    };
+    let routes = routes
         // A route layer sees the matched route template.
         .route_layer(axum::middleware::from_fn(crate::metrics::track_requests))
         .fallback(|| async { ApiError::NotFound("no such route".into()) })

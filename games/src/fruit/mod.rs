@@ -154,6 +154,11 @@ impl Puzzle for Fruit {
     fn preview_svg(level: &FruitLevel, solution: Option<&String>) -> String {
         preview::render(level, solution.map(String::as_str))
     }
+
+    /// The expert level with the most solver states among seeds 1..=100.
+    fn bench_level() -> FruitLevel {
+        crate::game::level_of_key::<Self>(Difficulty::Expert, 6)
+    }
 }
 
 /// The complete reachable graph of a compiled board.

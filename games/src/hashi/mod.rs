@@ -203,6 +203,11 @@ impl Puzzle for Hashi {
     fn preview_svg(level: &HashiLevel, solution: Option<&HashiSolution>) -> String {
         preview::render(level, solution)
     }
+
+    /// The expert level with the most solver states among seeds 1..=100.
+    fn bench_level() -> HashiLevel {
+        crate::game::level_of_key::<Self>(Difficulty::Expert, 63)
+    }
 }
 
 #[cfg(test)]

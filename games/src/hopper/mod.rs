@@ -136,6 +136,11 @@ impl Puzzle for Hopper {
     fn preview_svg(level: &HopperLevel, solution: Option<&String>) -> String {
         preview::render(level, solution.map(String::as_str))
     }
+
+    /// The expert level with the most solver states among seeds 1..=100.
+    fn bench_level() -> HopperLevel {
+        crate::game::level_of_key::<Self>(Difficulty::Expert, 29)
+    }
 }
 
 /// A replay in progress: the state, and how the sequence ended once it has.

@@ -8,6 +8,7 @@
 //! intact states, and `breakable` asks whether a non-intact state can still win.
 
 use crate::core::{Dir, Exhausted, Limits};
+use crate::memory;
 
 use super::rules::{Board, COLOURS, RED, State};
 
@@ -25,12 +26,20 @@ const NO_KEY: u128 = u128::MAX;
 const BATCH: usize = 32;
 
 /// Open addressing over 96-bit keys; a slot holds `key | (id + 1) << 96`, 0 when empty.
-/// Key and id share one 16-byte slot, so a lookup touches one cache line.
+/// Key and id share one 16-byte slot, four slots fill a cache line, and a key's probe
+/// starts at the first slot of its home line: most lookups end in the one line that
+/// [`Index::prefetch`] fetched (starting anywhere in the line, a quarter of the second
+/// probes crossed into an unfetched line, and those misses were most of the time).
 struct Index {
+    /// `LINE - 1` spare slots in front, so that `slots[first]` starts a cache line.
     slots: Vec<u128>,
+    first: usize,
     bits: u32,
     len: usize,
 }
+
+/// Slots per 64-byte cache line.
+const LINE: usize = 4;
 
 /// Folded multiplies: the full 128-bit product mixes every key bit into both halves (a
 /// plain multiply only carries bits upwards, and the slot comes from the top bits).
@@ -50,26 +59,40 @@ fn hash(key: u128) -> u64 {
 
 impl Index {
     fn new() -> Index {
-        let bits = 12;
+        Index::with_bits(12)
+    }
+
+    fn with_bits(bits: u32) -> Index {
+        let slots: Vec<u128> = memory::zeroed((1 << bits) + LINE - 1);
+        let misalignment = slots.as_ptr() as usize % (LINE * size_of::<u128>());
+        let first = (LINE - misalignment / size_of::<u128>()) % LINE;
         Index {
-            slots: vec![0; 1 << bits],
+            slots,
+            first,
             bits,
             len: 0,
         }
     }
 
+    /// The first slot (counted from `first`) of the key's home line.
+    #[inline]
+    fn home(&self, key: u128) -> usize {
+        (hash(key) >> (64 - self.bits)) as usize & !(LINE - 1)
+    }
+
     /// The id of `key`, inserting it as `id` if new; the flag says whether it was new.
     #[inline]
     fn intern(&mut self, key: u128, id: u32) -> (u32, bool) {
-        if (self.len + 1) * 10 > self.slots.len() * 7 {
+        if (self.len + 1) * 10 > (1 << self.bits) * 7 {
             self.grow();
         }
-        let mask = self.slots.len() - 1;
-        let mut i = (hash(key) >> (64 - self.bits)) as usize;
+        let mask = (1 << self.bits) - 1;
+        let mut i = self.home(key);
+        let slots = &mut self.slots[self.first..];
         loop {
-            let slot = self.slots[i];
+            let slot = slots[i];
             if slot == 0 {
-                self.slots[i] = key | (u128::from(id) + 1) << KEY_BITS;
+                slots[i] = key | (u128::from(id) + 1) << KEY_BITS;
                 self.len += 1;
                 return (id, true);
             }
@@ -80,24 +103,24 @@ impl Index {
         }
     }
 
-    /// Asks for the home slot of every key ahead of time, so that the misses are in
+    /// Asks for the home line of every key ahead of time, so that the misses are in
     /// flight together and the interning that follows finds them in cache.
     fn prefetch(&self, keys: &[u128]) {
         for &key in keys.iter().filter(|&&k| k != NO_KEY) {
-            prefetch(&self.slots[(hash(key) >> (64 - self.bits)) as usize]);
+            prefetch(&self.slots[self.first + self.home(key)]);
         }
     }
 
     fn grow(&mut self) {
-        self.bits += 1;
-        let old = std::mem::replace(&mut self.slots, vec![0; 1 << self.bits]);
-        let mask = self.slots.len() - 1;
-        for slot in old.into_iter().filter(|&s| s != 0) {
-            let mut i = (hash(slot & KEY_MASK) >> (64 - self.bits)) as usize;
-            while self.slots[i] != 0 {
+        let old = std::mem::replace(self, Index::with_bits(self.bits + 1));
+        self.len = old.len;
+        let mask = (1 << self.bits) - 1;
+        for &slot in old.slots[old.first..].iter().filter(|&&s| s != 0) {
+            let mut i = self.home(slot & KEY_MASK);
+            while self.slots[self.first + i] != 0 {
                 i = (i + 1) & mask;
             }
-            self.slots[i] = slot;
+            self.slots[self.first + i] = slot;
         }
     }
 }
@@ -143,14 +166,14 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
             .all(|(&n, &all)| n == 0 || n == all);
         (u8::from(Board::is_win(s)) * WIN) | (u8::from(intact) * INTACT)
     };
-    // Room for the whole budget up to 2^20 states: memory is only touched when used, and
-    // the big graphs skip most of the copying of a growing vector.
-    let room = limits.max_states.clamp(1, 1 << 20) as usize;
+    // Room for the whole budget up to 2^22 states: memory is only touched when used, and
+    // the big graphs skip the copying of a growing vector.
+    let room = limits.max_states.clamp(1, 1 << 22) as usize;
     let mut graph = Graph {
-        keys: Vec::with_capacity(room),
-        edges: Vec::with_capacity(room),
-        depth: Vec::with_capacity(room),
-        flags: Vec::with_capacity(room),
+        keys: memory::with_capacity(room),
+        edges: memory::with_capacity(room),
+        depth: memory::with_capacity(room),
+        flags: memory::with_capacity(room),
         expanded: 0,
     };
     graph.keys.push(start.key());
@@ -158,44 +181,81 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
     graph.flags.push(classify(start));
     let mut index = Index::new();
     index.intern(start.key(), 0);
-    // States are expanded in batches: all their successors are computed first and their
-    // slots prefetched together, so the cache misses of a batch overlap instead of queueing.
-    let mut successors: Vec<u128> = Vec::with_capacity(BATCH * 4);
-    let mut cursor = 0;
-    while cursor < graph.keys.len() {
-        let batch = cursor..(cursor + BATCH).min(graph.keys.len());
-        successors.clear();
-        for u in batch.clone() {
+    // States are expanded in batches, one batch ahead of the interning: while the
+    // successors of one batch are interned, the home lines of the next batch's are
+    // already on their way, so the cache misses overlap with work instead of queueing.
+    // Ids are still given in the order of the states and directions.
+    let mut pending = Batch::default();
+    let mut next = Batch::default();
+    pending.expand(0, &mut graph, board, limits)?;
+    index.prefetch(&pending.successors);
+    while !pending.states.is_empty() {
+        next.expand(pending.states.end, &mut graph, board, limits)?;
+        index.prefetch(&next.successors);
+        pending.intern(&mut graph, &mut index, &classify);
+        std::mem::swap(&mut pending, &mut next);
+        if pending.states.is_empty() {
+            // The frontier had run dry before the interning found new states.
+            pending.expand(graph.edges.len(), &mut graph, board, limits)?;
+            index.prefetch(&pending.successors);
+        }
+    }
+    Ok(graph)
+}
+
+/// Up to [`BATCH`] consecutive states and their successors' keys (`NO_KEY` where a move
+/// changes nothing or the state is a win), four per state.
+#[derive(Default)]
+struct Batch {
+    states: std::ops::Range<usize>,
+    successors: Vec<u128>,
+}
+
+impl Batch {
+    /// Takes the known states from `from` on (every one before it is expanded) and
+    /// computes their moves.
+    fn expand(
+        &mut self,
+        from: usize,
+        graph: &mut Graph,
+        board: &Board,
+        limits: &Limits,
+    ) -> Result<(), Exhausted> {
+        self.states = from..(from + BATCH).min(graph.keys.len());
+        self.successors.clear();
+        for u in self.states.clone() {
             if graph.flags[u] & WIN != 0 {
-                successors.extend([NO_KEY; 4]);
+                self.successors.extend([NO_KEY; 4]);
                 continue;
             }
             graph.expanded += 1;
             limits.tick(graph.expanded)?;
             let state = State::from_key(graph.keys[u]);
             let moves = board.tilts(state);
-            successors.extend(moves.map(|next| if next == state { NO_KEY } else { next.key() }));
+            self.successors
+                .extend(moves.map(|next| if next == state { NO_KEY } else { next.key() }));
         }
-        index.prefetch(&successors);
-        for (u, moves) in batch.zip(successors.chunks_exact(4)) {
+        Ok(())
+    }
+
+    /// Gives the successors their ids (new states are appended) and records the edges.
+    fn intern(&self, graph: &mut Graph, index: &mut Index, classify: &impl Fn(State) -> u8) {
+        for (u, moves) in self.states.clone().zip(self.successors.chunks_exact(4)) {
             let depth = graph.depth[u] + 1;
             let mut row = [SAME; 4];
             for (slot, &key) in row.iter_mut().zip(moves).filter(|(_, k)| **k != NO_KEY) {
                 let fresh = graph.keys.len() as u32;
                 let (id, is_new) = index.intern(key, fresh);
                 if is_new {
-                    let next = State::from_key(key);
                     graph.keys.push(key);
                     graph.depth.push(depth);
-                    graph.flags.push(classify(next));
+                    graph.flags.push(classify(State::from_key(key)));
                 }
                 *slot = id;
             }
             graph.edges.push(row);
         }
-        cursor = graph.edges.len();
     }
-    Ok(graph)
 }
 
 /// Predecessor lists in compressed rows: the predecessors of `v` are
@@ -248,7 +308,7 @@ impl Graph {
 
     pub fn predecessors(&self) -> Preds {
         let n = self.len();
-        let mut offsets = vec![0u32; n + 1];
+        let mut offsets: Vec<u32> = memory::zeroed(n + 1);
         for row in &self.edges {
             for &v in row.iter().filter(|&&v| v != SAME) {
                 offsets[v as usize + 1] += 1;
@@ -257,8 +317,9 @@ impl Graph {
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
-        let mut fill = offsets.clone();
-        let mut list = vec![0u32; offsets[n] as usize];
+        let mut fill = memory::with_capacity(n + 1);
+        fill.extend_from_slice(&offsets);
+        let mut list: Vec<u32> = memory::zeroed(offsets[n] as usize);
         for (u, row) in self.edges.iter().enumerate() {
             for &v in row.iter().filter(|&&v| v != SAME) {
                 list[fill[v as usize] as usize] = u as u32;
@@ -276,8 +337,8 @@ impl Graph {
         sources: impl IntoIterator<Item = usize>,
         pass: impl Fn(usize) -> bool,
     ) -> Vec<u32> {
-        let mut dist = vec![UNREACHABLE; self.len()];
-        let mut queue: Vec<u32> = Vec::new();
+        let mut dist = memory::filled(self.len(), UNREACHABLE);
+        let mut queue: Vec<u32> = memory::with_capacity(self.len());
         for s in sources {
             if dist[s] == UNREACHABLE {
                 dist[s] = 0;
@@ -318,7 +379,7 @@ impl Graph {
 
     /// Move sequences of exactly `par` moves from the start to a win, saturating at `cap`.
     pub fn count_shortest_wins(&self, preds: &Preds, par: u32, cap: u64) -> u64 {
-        let mut paths = vec![0u64; self.len()];
+        let mut paths: Vec<u64> = memory::zeroed(self.len());
         paths[0] = 1;
         let mut total = 0u64;
         for v in 0..self.len() {

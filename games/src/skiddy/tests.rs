@@ -341,12 +341,8 @@ fn the_fast_moves_agree_with_the_literal_ticks_on_every_reachable_state() {
     }
 }
 
-/// The benchmark level, of the write-up's largest kind: four reds, four yellows, a crate
-/// and an ice cube over 24 free cells (potential states 21,513,083,856, like theirs);
-/// 1,159,415 reachable non-winning states (theirs had 1,267,486).
-const BIG: [&str; 7] = [
-    "########", "#..r.#.#", "Y..y.y##", "#.i#.yr#", "#r.##rc#", "#y.#...R", "########",
-];
+/// The benchmark level ([`super::BIG_LEVEL`]).
+const BIG: [&str; 7] = super::BIG_LEVEL;
 
 #[test]
 #[ignore = "benchmark: cargo test --release -p levelforge-games -- --ignored --nocapture analyser_speed"]

@@ -157,6 +157,11 @@ impl Puzzle for Tetropica {
     fn preview_svg(level: &TetropicaLevel, solution: Option<&Vec<Placement>>) -> String {
         preview::render(level, solution.map(Vec::as_slice))
     }
+
+    /// The expert level with the most solver states among seeds 1..=100.
+    fn bench_level() -> TetropicaLevel {
+        crate::game::level_of_key::<Self>(Difficulty::Expert, 87)
+    }
 }
 
 /// A solver placement in the JSON shape, cells in reading order.

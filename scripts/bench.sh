@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Issue #9's performance figures in one run: `levelforge bench` (cold generation of every
+# game x tier, solver speed on fixed heavy levels), then the HTTP figures with wrk on
+# loopback against a release server on a temporary SQLite database: warm GET /levels
+# beside a same-sized body from memory (the ratio is the figure that matters), cold
+# levels with random seeds, and the server's peak memory.
+#
+#   scripts/bench.sh                 # about 3-4 minutes on 2 cores
+#   SEEDS=50 DURATION=5s scripts/bench.sh
+#
+# Settings (environment): SEEDS (200), DURATION (10s per wrk run), THREADS (2),
+# CONNECTIONS (64, warm runs), COLD_CONNECTIONS (8), WARM_PATH (/levels/hard/1?game=fruit),
+# PORT (18089). CARGO_TARGET_DIR is honoured.
+set -euo pipefail
+
+SEEDS=${SEEDS:-200}
+DURATION=${DURATION:-10s}
+THREADS=${THREADS:-2}
+CONNECTIONS=${CONNECTIONS:-64}
+COLD_CONNECTIONS=${COLD_CONNECTIONS:-8}
+WARM_PATH=${WARM_PATH:-/levels/hard/1?game=fruit}
+PORT=${PORT:-18089}
+BASE="http://127.0.0.1:$PORT"
+
+cd "$(dirname "$0")/.."
+
+if ! command -v wrk >/dev/null; then
+    echo "wrk is missing: installing it with apt-get" >&2
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    $sudo_cmd apt-get install -y -qq wrk
+fi
+
+cargo build --release --bin levelforge
+BIN="${CARGO_TARGET_DIR:-target}/release/levelforge"
+
+"$BIN" bench --seeds "$SEEDS"
+
+work=$(mktemp -d)
+server=""
+cleanup() {
+    if [ -n "$server" ]; then kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Prints one line per run: requests/s, latency p50 and p99 (ms), non-2xx, socket errors.
+cat > "$work/report.lua" <<'LUA'
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %.0f %.3f %.3f %d %d\n",
+    summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+    e.status, e.connect + e.read + e.write + e.timeout))
+end
+LUA
+# Cold keys: every request a random game, tier and seed (never generated before).
+cat > "$work/cold.lua" <<'LUA'
+local games = {"fruit", "skiddy", "hashi", "tetropica", "hopper"}
+local tiers = {"easy", "medium", "hard", "expert"}
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("id", threads) end
+function init(args) math.randomseed(os.time() * 100 + id) end
+function request()
+  local path = string.format("/levels/%s/%d?game=%s", tiers[math.random(#tiers)],
+    math.random(1, 2147483646), games[math.random(#games)])
+  return wrk.format("GET", path)
+end
+LUA
+cat "$work/report.lua" >> "$work/cold.lua"
+
+BIND="127.0.0.1:$PORT" DATABASE_URL="sqlite://$work/bench.db" BENCH_ROUTES=true \
+    RATE_LIMIT_COLD_PER_MIN=0 "$BIN" serve > "$work/server.log" 2>&1 &
+server=$!
+for _ in $(seq 100); do
+    curl -fs "$BASE/healthz" >/dev/null 2>&1 && break
+    sleep 0.1
+done
+curl -fs "$BASE/healthz" >/dev/null || { cat "$work/server.log"; exit 1; }
+
+curl -fs "$BASE$WARM_PATH" >/dev/null  # generated and stored; from memory from now on
+size=$(curl -fs -o /dev/null -w '%{size_download}' "$BASE$WARM_PATH")
+BASELINE_PATH="/bench/bytes/$size"
+curl -fs "$BASE$BASELINE_PATH" >/dev/null
+
+# run NAME CONNECTIONS SCRIPT URL: a wrk run, its RESULT line kept as "NAME <figures>".
+run() {
+    local line
+    line=$(wrk -t"$THREADS" -c"$2" -d"$DURATION" --timeout 10s -s "$3" "$4" | grep '^RESULT')
+    echo "$1 ${line#RESULT } $(cut -d' ' -f1 /proc/loadavg)" >> "$work/results"
+}
+memory() { awk -v k="$1:" '$1 == k { printf "%.1f", $2 / 1024 }' "/proc/$server/status"; }
+
+run baseline "$CONNECTIONS" "$work/report.lua" "$BASE$BASELINE_PATH"
+run warm "$CONNECTIONS" "$work/report.lua" "$BASE$WARM_PATH"
+warm_hwm=$(memory VmHWM)
+run cold "$COLD_CONNECTIONS" "$work/cold.lua" "$BASE/"
+hwm=$(memory VmHWM)
+rss=$(memory VmRSS)
+levels=$(grep -c 'generated level' "$work/server.log" || true)
+
+echo
+echo "HTTP on loopback: wrk -t$THREADS, $DURATION per run, release server, SQLite, RATE_LIMIT_COLD_PER_MIN=0"
+printf '%-44s %6s %11s %9s %9s %8s %7s %6s\n' run conns requests/s "p50 ms" "p99 ms" non-2xx errors load
+while read -r name rps p50 p99 non2xx errors load; do
+    case $name in
+        warm) label="warm GET $WARM_PATH ($size B)"; conns=$CONNECTIONS ;;
+        baseline) label="baseline GET $BASELINE_PATH"; conns=$CONNECTIONS ;;
+        cold) label="cold GET random game/tier/seed"; conns=$COLD_CONNECTIONS ;;
+    esac
+    printf '%-44s %6s %11s %9s %9s %8s %7s %6s\n' "$label" "$conns" "$rps" "$p50" "$p99" "$non2xx" "$errors" "$load"
+done < "$work/results"
+warm_rps=$(awk '$1 == "warm" { print $2 }' "$work/results")
+base_rps=$(awk '$1 == "baseline" { print $2 }' "$work/results")
+awk -v w="$warm_rps" -v b="$base_rps" 'BEGIN {
+    r = w / b; printf "warm / baseline throughput: %.2f (target >= 0.7: %s)\n", r, r >= 0.7 ? "ok" : "MISSED" }'
+echo "levels generated by the cold run (and stored): $((levels - 1))"
+awk -v w="$warm_hwm" -v h="$hwm" -v r="$rss" 'BEGIN {
+    printf "memory: VmHWM %s MB after the warm runs, %s MB after the cold run; VmRSS %s MB (target < 200 MB: %s)\n",
+        w, h, r, h < 200 ? "ok" : "MISSED" }'
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
