@@ -191,7 +191,7 @@ pub async fn stats(
 
 const CSV_HEADER: &str = "game,difficulty,levels,candidates,acceptance_rate,par_mean,par_p50,par_p95,par_p99,\
 generate_ms_p50,generate_ms_p95,generate_ms_p99,solve_ms_p50,solve_ms_p95,solve_ms_p99,\
-states_mean,states_max,solutions_unique,solutions_multiple,solutions_max,dead_ends_levels,dead_ends_sum,\
+states_mean,states_max,solutions_unique,solutions_multiple,solutions_max,\
 rated_levels,rating_mean,rating_min,rating_max,plays,plays_won,solve_rate,moves_over_par_mean,time_to_solve_ms_p50";
 
 fn cell<T: ToString>(value: Option<T>) -> String {
@@ -235,8 +235,6 @@ fn stats_csv(groups: &[GroupStats]) -> String {
             g.solution_count.unique.to_string(),
             g.solution_count.multiple.to_string(),
             cell(g.solution_count.max),
-            g.dead_ends.levels.to_string(),
-            cell(g.dead_ends.sum),
             g.ratings.rated_levels.to_string(),
             cell(g.ratings.mean),
             cell(g.ratings.min),

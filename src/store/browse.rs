@@ -224,8 +224,7 @@ fn summary(row: &AnyRow) -> Result<LevelSummary, sqlx::Error> {
         rating: (rated_plays > 0).then(|| tenths(rating)),
         rating_deviation: tenths(row.try_get(12)?),
         rated_plays,
-        // Filled in by `with_par_ratings`; kept unrounded until then.
-        rating_above_par: (rated_plays > 0).then_some(rating),
+        rating_above_par: None, // filled in by `with_par_ratings`
     })
 }
 
@@ -250,9 +249,9 @@ impl SqlStore {
         Ok(page)
     }
 
-    /// Turns each rated summary's `rating_above_par` from its rating into the distance
-    /// from the mean rating of the rated levels of its (tier, par): one grouped query over
-    /// just the buckets on the page, through the (game, difficulty, par) index.
+    /// Sets each rated summary's `rating_above_par`: its distance from the mean rating of
+    /// the rated levels of its (tier, par), by one grouped query over just the buckets on
+    /// the page, through the (game, difficulty, par) index.
     async fn with_par_ratings(
         &self,
         game: &str,
@@ -300,7 +299,7 @@ impl SqlStore {
                 .iter()
                 .find(|(tier, par, _)| *tier == level.difficulty && *par == level.par)
                 .map(|(_, _, mean)| *mean);
-            level.rating_above_par = match (level.rating_above_par, mean) {
+            level.rating_above_par = match (level.rating, mean) {
                 (Some(rating), Some(mean)) => Some(tenths(rating - mean)),
                 _ => None,
             };

@@ -14,15 +14,6 @@ impl Backend {
         }
     }
 
-    /// An integer key of the `metrics` JSON text column, NULL where the level has none.
-    /// `key` is a constant of this crate, never input.
-    pub(super) fn metric(self, key: &'static str) -> String {
-        match self {
-            Backend::Postgres => format!("(metrics::jsonb ->> '{key}')::bigint"),
-            Backend::Sqlite => format!("json_extract(metrics, '$.{key}')"),
-        }
-    }
-
     /// The `metrics` text column parsed once per row, to read several keys from as
     /// `parsed` with [`Backend::metric_number`].
     pub(super) fn parsed_metrics(self) -> &'static str {
@@ -56,9 +47,8 @@ impl Backend {
         }
     }
 
-    /// Whether nearest-rank percentiles can be computed in SQL (`percentile_disc`);
-    /// SQLite has no percentile function, so there the sorted column is fetched and the
-    /// same definition is applied in Rust.
+    /// Whether nearest-rank percentiles can be computed in one pass (`percentile_disc`);
+    /// SQLite has none, so there each rank is read with `ORDER BY .. LIMIT 1 OFFSET`.
     pub(super) fn has_percentiles(self) -> bool {
         self == Backend::Postgres
     }

@@ -104,14 +104,6 @@ pub struct SolutionStats {
     pub max: Option<i64>,
 }
 
-/// `metrics.dead_ends` where the game reports it.
-#[derive(Clone, Debug, Serialize)]
-pub struct DeadEnds {
-    /// Levels whose metrics have `dead_ends`.
-    pub levels: i64,
-    pub sum: Option<i64>,
-}
-
 /// One key metric of the game over a group's levels; a boolean counts as 0 or 1.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MetricStats {
@@ -149,7 +141,6 @@ pub struct GroupStats {
     pub solve_ms: Percentiles,
     pub states: StatesStats,
     pub solution_count: SolutionStats,
-    pub dead_ends: DeadEnds,
     /// The game's key metrics, by name.
     pub metrics: BTreeMap<&'static str, MetricStats>,
     pub ratings: RatingStats,
@@ -199,13 +190,12 @@ impl SqlStore {
         if let Some(d) = f.difficulty {
             filter.and("difficulty = {}", Arg::Text(d.as_str().into()));
         }
-        let dead_ends = self.backend().metric("dead_ends");
         let rated = RATED_RATING;
         let sql = format!(
             "SELECT game, difficulty, COUNT(*), CAST(SUM(attempts) AS BIGINT), \
              CAST(AVG(par) AS DOUBLE PRECISION), CAST(AVG(states) AS DOUBLE PRECISION), \
              MAX(states), CAST(SUM(CASE WHEN solution_count = 1 THEN 1 ELSE 0 END) AS BIGINT), \
-             MAX(solution_count), COUNT({dead_ends}), CAST(SUM({dead_ends}) AS BIGINT), \
+             MAX(solution_count), \
              CAST(SUM(CASE WHEN rated_plays > 0 THEN 1 ELSE 0 END) AS BIGINT), \
              CAST(AVG({rated}) AS DOUBLE PRECISION), MIN({rated}), MAX({rated}) \
              FROM levels{} GROUP BY game, difficulty ORDER BY game, difficulty",
@@ -261,16 +251,12 @@ impl SqlStore {
                 multiple: levels - unique,
                 max: row.try_get(8)?,
             },
-            dead_ends: DeadEnds {
-                levels: row.try_get(9)?,
-                sum: row.try_get(10)?,
-            },
             metrics,
             ratings: RatingStats {
-                rated_levels: row.try_get::<Option<i64>, _>(11)?.unwrap_or(0),
-                mean: row.try_get::<Option<f64>, _>(12)?.map(tenths),
-                min: row.try_get::<Option<f64>, _>(13)?.map(tenths),
-                max: row.try_get::<Option<f64>, _>(14)?.map(tenths),
+                rated_levels: row.try_get::<Option<i64>, _>(9)?.unwrap_or(0),
+                mean: row.try_get::<Option<f64>, _>(10)?.map(tenths),
+                min: row.try_get::<Option<f64>, _>(11)?.map(tenths),
+                max: row.try_get::<Option<f64>, _>(12)?.map(tenths),
             },
             plays,
             game,
