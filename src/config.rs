@@ -234,6 +234,13 @@ pub struct BenchArgs {
     /// Only this game.
     #[arg(long)]
     pub game: Option<String>,
+    /// Only this tier (with `--game`, a steady generation loop for a profiler).
+    #[arg(long)]
+    pub difficulty: Option<String>,
+    /// Also print what was generated: par range, solver states, rejected candidates by
+    /// reason and the mean of each key metric, per game and tier.
+    #[arg(long)]
+    pub survey: bool,
 }
 
 /// Parses `FROM..TO` (inclusive) or a single seed.
