@@ -1,4 +1,4 @@
-//! The HTTP contract (api.md) against the real server on a random port.
+//! The HTTP contract (openapi.yaml, docs/http.md) against the real server on a random port.
 
 mod common;
 
