@@ -6,6 +6,7 @@ mod cli;
 mod dashboard;
 mod deploy_files;
 mod designers;
+mod docs_links;
 mod helpers;
 mod http;
 mod ops;
