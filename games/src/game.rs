@@ -268,7 +268,7 @@ impl<P: Puzzle> Accepted<P> {
         .expect("metrics serialize")
     }
 
-    /// The level JSON of rules.md, in a fixed field order, around its `metrics` object.
+    /// The level JSON of docs/games.md, in a fixed field order, around its `metrics` object.
     fn to_json(&self, difficulty: Difficulty, seed: u64, metrics: &RawValue) -> String {
         let solution = self
             .analysis
