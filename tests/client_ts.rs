@@ -76,10 +76,16 @@ async fn served_documents_validate_against_openapi_schemas() {
         let easy_url = server.url(&format!("/levels/easy/1?game={game}"));
         let mut extra = http.get(easy_url).json_body().await;
         extra["undocumented"] = json!(1);
-        assert!(!level.is_valid(&extra), "{game}: an extra field must not validate");
+        assert!(
+            !level.is_valid(&extra),
+            "{game}: an extra field must not validate"
+        );
         extra.as_object_mut().unwrap().remove("undocumented");
         extra["metrics"]["undocumented"] = json!(1);
-        assert!(!level.is_valid(&extra), "{game}: an extra metric must not validate");
+        assert!(
+            !level.is_valid(&extra),
+            "{game}: an extra metric must not validate"
+        );
     }
     let broken = http
         .post(server.url("/levels/easy/1/check?game=fruit"))
@@ -116,8 +122,11 @@ fn build_dir() -> PathBuf {
     for file in ["client.ts", "tsconfig.json"] {
         std::fs::copy(client_dir().join(file), build.join(file)).unwrap();
     }
-    std::os::unix::fs::symlink(client_dir().join("node_modules"), build.join("node_modules"))
-        .unwrap();
+    std::os::unix::fs::symlink(
+        client_dir().join("node_modules"),
+        build.join("node_modules"),
+    )
+    .unwrap();
     build
 }
 
@@ -147,7 +156,10 @@ fn generate_types(build: &Path) -> String {
         ],
     );
     let printed = format!("{}{}", text(&run.stdout), text(&run.stderr));
-    assert!(run.status.success(), "openapi-typescript failed:\n{printed}");
+    assert!(
+        run.status.success(),
+        "openapi-typescript failed:\n{printed}"
+    );
     let lowered = printed.to_lowercase();
     assert!(
         !lowered.contains("warn") && !printed.contains('⚠'),
@@ -165,14 +177,13 @@ fn generate_types(build: &Path) -> String {
 
 fn operation_ids(document: &Value) -> Vec<String> {
     let mut ids = Vec::new();
-    for item in document["paths"].as_object().unwrap().values() {
-        for operation in item.as_object().unwrap().values() {
-            if let Some(id) = operation.get("operationId").and_then(Value::as_str) {
-                ids.push(id.to_string());
-            }
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let id = operation["operationId"].as_str();
+            let id = id.unwrap_or_else(|| panic!("{method} {path} has no operationId"));
+            ids.push(id.to_string());
         }
     }
-    assert!(ids.len() >= 17, "operations: {ids:?}");
     ids
 }
 
@@ -185,7 +196,10 @@ async fn generated_typescript_client_plays_every_game() {
     let build = build_dir();
     let printed = generate_types(&build);
     println!("{printed}");
-    let compiled = node(&build, &["node_modules/typescript/bin/tsc", "-p", "tsconfig.json"]);
+    let compiled = node(
+        &build,
+        &["node_modules/typescript/bin/tsc", "-p", "tsconfig.json"],
+    );
     assert!(
         compiled.status.success(),
         "tsc --strict rejected the client:\n{}{}",

@@ -87,7 +87,8 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
         P::TITLE
     ));
     let props = properties(&mut level);
-    props["game"] = json!({ "type": "string", "const": P::NAME, "description": "The game's name." });
+    props["game"] =
+        json!({ "type": "string", "const": P::NAME, "description": "The game's name." });
     props["solution"] = P::solution_schema(&mut served).into();
     props["metrics"] = reference(&name("LevelMetrics"));
     out.insert(name("Level"), closed(level));
@@ -109,8 +110,8 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
         "game".into(),
         json!({
             "type": "string",
-            "const": P::NAME,
-            "description": "Picks the game when the request has no `?game=`.",
+            "description": "Picks the game when the request has no `?game=` (an unknown one is \
+                            404); ignored otherwise.",
         }),
     );
     out.insert(name("LevelInput"), input);
@@ -125,10 +126,7 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
     out.insert(name("Moves"), moves);
 
     let mut outcome: Value = Replay::<P::ReplayExtra>::json_schema(&mut served).into();
-    outcome["description"] = json!(format!(
-        "The replay of moves on a {} level.",
-        P::TITLE
-    ));
+    outcome["description"] = json!(format!("The replay of moves on a {} level.", P::TITLE));
     let props = properties(&mut outcome);
     props.insert(
         "par".into(),
@@ -151,7 +149,10 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
     require(&mut outcome, &["par", "medals"]);
     out.insert(name("Outcome"), closed(outcome));
 
-    out.insert(name("VerifyReport"), verify_report::<P>(&prefix, &mut served));
+    out.insert(
+        name("VerifyReport"),
+        verify_report::<P>(&prefix, &mut served),
+    );
     let mut verify_metrics: Value = P::Metrics::json_schema(&mut served).into();
     verify_metrics["description"] = json!(format!(
         "The solver's figures on a posted {} level; only `solve_ms` when it gave up.",
@@ -160,7 +161,10 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
     let figures = [
         ("solve_ms", "Wall time of this analysis."),
         ("states", "States the solver expanded."),
-        ("solution_count", "Optimal solutions, saturating at the cap."),
+        (
+            "solution_count",
+            "Optimal solutions, saturating at the cap.",
+        ),
         ("solution_count_cap", "Where `solution_count` saturates."),
     ];
     for (field, description) in figures {
@@ -190,7 +194,10 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
     let mut definitions = served.take_definitions(true);
     for (def, schema) in parsed.take_definitions(true) {
         if let Some(other) = definitions.get(&def) {
-            assert_eq!(other, &schema, "{def} differs between requests and responses");
+            assert_eq!(
+                other, &schema,
+                "{def} differs between requests and responses"
+            );
         }
         definitions.insert(def, schema);
     }
@@ -230,7 +237,10 @@ fn verify_report<P: Puzzle>(prefix: &str, served: &mut SchemaGenerator) -> Value
 }
 
 /// The definitions reachable through `$ref` from the named schemas.
-fn referenced(named: &BTreeMap<String, Value>, definitions: &Map<String, Value>) -> BTreeSet<String> {
+fn referenced(
+    named: &BTreeMap<String, Value>,
+    definitions: &Map<String, Value>,
+) -> BTreeSet<String> {
     let mut seen = BTreeSet::new();
     let mut queue: Vec<&Value> = named.values().collect();
     while let Some(schema) = queue.pop() {
@@ -295,7 +305,9 @@ mod tests {
     /// The rule ids quoted in a game's own source (tests aside), and the shared ones it
     /// reaches: every game checks its grid; the tilt and hop games parse move letters.
     fn rules_in_source(game: &str) -> BTreeSet<String> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(game);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("src")
+            .join(game);
         let mut source = String::new();
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -325,10 +337,8 @@ mod tests {
     #[test]
     fn every_game_lists_the_rule_ids_its_code_can_name() {
         for game in registry::all() {
-            let listed: BTreeSet<String> = game.schemas()[&format!(
-                "{}Rule",
-                schema_prefix(game.name())
-            )]["enum"]
+            let listed: BTreeSet<String> = game.schemas()
+                [&format!("{}Rule", schema_prefix(game.name()))]["enum"]
                 .as_array()
                 .unwrap()
                 .iter()
@@ -343,12 +353,22 @@ mod tests {
         for game in registry::all() {
             let schemas = game.schemas();
             let prefix = schema_prefix(game.name());
-            for suffix in ["Level", "LevelMetrics", "Outcome", "VerifyReport", "VerifyMetrics"] {
+            for suffix in [
+                "Level",
+                "LevelMetrics",
+                "Outcome",
+                "VerifyReport",
+                "VerifyMetrics",
+            ] {
                 let schema = &schemas[&format!("{prefix}{suffix}")];
-                assert_eq!(schema["additionalProperties"], json!(false), "{prefix}{suffix}");
+                assert_eq!(
+                    schema["additionalProperties"],
+                    json!(false),
+                    "{prefix}{suffix}"
+                );
                 for (field, property) in schema["properties"].as_object().unwrap() {
-                    let described = property.get("description").is_some()
-                        || property.get("$ref").is_some();
+                    let described =
+                        property.get("description").is_some() || property.get("$ref").is_some();
                     assert!(described, "{prefix}{suffix}.{field} has no description");
                 }
             }

@@ -420,6 +420,7 @@ impl<P: Puzzle> Game for Adapter<P> {
             .and_then(Value::as_u64)
             .map(|p| p as u32);
         let medals = par.map(|p| P::medals(p, &replay)).unwrap_or_default();
+        debug_assert!(medals.iter().all(|m| P::MEDALS.contains(m)), "{medals:?}");
         let mut json = serde_json::to_value(&replay).expect("replays serialize");
         json["par"] = json!(par);
         json["medals"] = json!(medals);

@@ -46,7 +46,10 @@ pub struct FruitLevel {
     pub height: usize,
     /// One string per row, top first: `#` wall, `.` floor, `~` water, `a`-`h` fruit (two of
     /// each), `o` stone, `H` hole, `A` anteater. The outer ring is wall.
-    #[schemars(length(min = 3, max = 8), inner(regex(pattern = r"^[#.~a-hoHA]{3,8}$")))]
+    #[schemars(
+        length(min = 3, max = 8),
+        inner(regex(pattern = r"^[#.~a-hoHA]{3,8}$"))
+    )]
     pub grid: Vec<String>,
     /// Borders that fruit crosses in one direction only.
     #[serde(default)]

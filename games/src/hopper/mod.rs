@@ -31,7 +31,10 @@ pub struct HopperLevel {
     pub height: usize,
     /// One string per row, top first: `~` water, `.` grass, `:` dirt (crumbles once left),
     /// `^` `v` `<` `>` arrows, `S` the start, `G` the goal stone.
-    #[schemars(length(min = 1, max = 12), inner(regex(pattern = r"^[~.:^v<>GS]{1,12}$")))]
+    #[schemars(
+        length(min = 1, max = 12),
+        inner(regex(pattern = r"^[~.:^v<>GS]{1,12}$"))
+    )]
     pub grid: Vec<String>,
     /// Star cells as `[x, y]`, on grass or dirt (at most 16).
     #[serde(default)]

@@ -32,7 +32,10 @@ pub struct SkiddyLevel {
     pub height: usize,
     /// One string per row, top first: `#` block, `.` floor, `O` pit, `r` `y` `b` `g`
     /// skiddies, `R` `Y` `B` `G` their goals (on the border), `c` crate, `i` ice.
-    #[schemars(length(min = 4, max = 7), inner(regex(pattern = r"^[#.ORYBGrybgci]{5,8}$")))]
+    #[schemars(
+        length(min = 4, max = 7),
+        inner(regex(pattern = r"^[#.ORYBGrybgci]{5,8}$"))
+    )]
     pub grid: Vec<String>,
 }
 
@@ -139,7 +142,7 @@ impl Puzzle for Skiddy {
         "skiddy.skiddies",
         "moves.letters",
     ];
-    const MEDALS: &'static [&'static str] = &["par", "combo"];
+    const MEDALS: &'static [&'static str] = &["par", "combo", "perfect"];
 
     type Level = SkiddyLevel;
     type Params = SkiddyParams;
