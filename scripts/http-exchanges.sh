@@ -28,14 +28,17 @@ exchange() {
   echo "## $title"
   echo
   echo '```http'
+  : >"$work/body"
   curl -sS -v "$@" -o "$work/body" -D "$work/headers" 2>"$work/trace" || true
   grep -E '^> ' "$work/trace" | sed -e 's/^> //' -e 's/\r$//' -e "s#$BIND#localhost:8080#" \
     | grep -v '^$'
   if [ -s "$work/sent" ]; then echo; cat "$work/sent"; echo; fi
   echo
   sed -e 's/\r$//' "$work/headers" | grep -v '^$'
-  echo
-  if [ "$(wc -c <"$work/body")" -gt "$cut" ]; then
+  [ -s "$work/body" ] && echo
+  if [ ! -s "$work/body" ]; then
+    :
+  elif [ "$(wc -c <"$work/body")" -gt "$cut" ]; then
     head -c "$cut" "$work/body"
     echo " …(cut; $(wc -c <"$work/body") bytes in all)"
   else
@@ -102,3 +105,11 @@ exchange "GET /metrics" 600 "$base/metrics"
 exchange "DELETE /games: another method (405)" 500 -X DELETE "$base/games"
 exchange "GET an unknown game (404)" 500 "$base/levels/easy/1?game=chess"
 exchange "GET a seed past u64 (400)" 500 "$base/levels/easy/18446744073709551616"
+python3 -c 'print("{\"moves\":\"" + "U" * 70000 + "\"}", end="")' >"$work/big"
+echo "## POST a body over 64 KiB (413)"
+echo
+echo '```http'
+curl -sS -i -X POST -H 'content-type: application/json' --data-binary "@$work/big" \
+  "$base/levels/easy/2/check?game=fruit" | sed -e 's/\r$//'
+echo
+echo '```'
