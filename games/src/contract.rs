@@ -89,7 +89,11 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
     let props = properties(&mut level);
     props["game"] =
         json!({ "type": "string", "const": P::NAME, "description": "The game's name." });
-    props["solution"] = P::solution_schema(&mut served).into();
+    let mut solution: Value = P::solution_schema(&mut served).into();
+    if solution.get("description").is_none() {
+        solution["description"] = json!("One optimal solution, in the game's move format.");
+    }
+    props["solution"] = solution;
     props["metrics"] = reference(&name("LevelMetrics"));
     out.insert(name("Level"), closed(level));
 
