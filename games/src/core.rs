@@ -356,7 +356,7 @@ pub trait Puzzle: Send + Sync + 'static {
     /// Every medal [`Puzzle::medals`] can award.
     const MEDALS: &'static [&'static str] = &["par"];
 
-    /// Width, height, grid and the game's extra fields, in the rules.md JSON shape.
+    /// Width, height, grid and the game's extra fields, in the JSON shape of docs/games.md.
     /// Its JSON Schema (as every type below) is the game's part of the HTTP contract.
     type Level: Serialize + DeserializeOwned + Clone + Send + JsonSchema;
     type Params: Serialize + Clone + Send + Sync;

@@ -3,13 +3,12 @@
 //! `tsc --strict` and run against the real server; and every game's served documents,
 //! tier by tier, validated against openapi.yaml's schemas.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{Server, client, sqlite_url};
 use serde_json::{Value, json};
+
+use crate::helpers::TestApp;
 
 const GAMES: [&str; 5] = ["fruit", "skiddy", "hashi", "tetropica", "hopper"];
 const TIERS: [&str; 4] = ["easy", "medium", "hard", "expert"];
@@ -51,30 +50,26 @@ async fn served_documents_validate_against_openapi_schemas() {
         validator(&document, "VerifyReport"),
         validator(&document, "Problem"),
     );
-    let server = Server::start(&sqlite_url(), &["--gen-queue-wait-ms", "60000"]).await;
-    let http = client();
+    let app = TestApp::spawn_with(&["--gen-queue-wait-ms", "60000"]).await;
     for game in GAMES {
         for (seed, tier) in TIERS.into_iter().enumerate() {
-            let url = server.url(&format!("/levels/{tier}/{}?game={game}", seed + 1));
-            let served = http.get(&url).json_body().await;
+            let seed = seed as u64 + 1;
+            let served = app.get_level(game, tier, seed).await;
             let what = format!("{game} {tier}");
             assert_valid(&level, &served, &what);
             let moves = json!({ "moves": served["solution"] });
-            let check_url = url.replace("?game", "/check?game");
-            let checked = http.post(&check_url).json(&moves).json_body().await;
+            let checked = app.post(&format!("/levels/{tier}/{seed}/check?game={game}"), &moves);
+            let checked = checked.await.json();
             assert_valid(&outcome, &checked, &what);
             assert_eq!(checked["status"], "won", "{what}");
             let report = json!({ "solved": true, "moves": served["solution"], "client": "schema" });
-            let plays_url = url.replace("?game", "/plays?game");
-            let played = http.post(&plays_url).json(&report).json_body().await;
+            let played = app.post_play(game, tier, seed, &report).await.json();
             assert_valid(&play, &played, &what);
-            let verify_url = server.url(&format!("/verify?game={game}"));
-            let verified = http.post(verify_url).json(&served).json_body().await;
+            let verified = app.post(&format!("/verify?game={game}"), &served).await.json();
             assert_valid(&verify, &verified, &what);
         }
         // A served level with a field the schema does not name fails: responses are closed.
-        let easy_url = server.url(&format!("/levels/easy/1?game={game}"));
-        let mut extra = http.get(easy_url).json_body().await;
+        let mut extra = app.get_level(game, "easy", 1).await;
         extra["undocumented"] = json!(1);
         assert!(
             !level.is_valid(&extra),
@@ -87,25 +82,13 @@ async fn served_documents_validate_against_openapi_schemas() {
             "{game}: an extra metric must not validate"
         );
     }
-    let broken = http
-        .post(server.url("/levels/easy/1/check?game=fruit"))
-        .json(&json!({ "moves": "UX" }))
-        .json_body()
+    let broken = app
+        .post("/levels/easy/1/check?game=fruit", &json!({ "moves": "UX" }))
         .await;
-    assert_valid(&problem, &broken, "a 422");
-    assert_eq!(broken["rule"], "moves.letters");
-    server.stop().await;
-}
-
-trait JsonBody {
-    async fn json_body(self) -> Value;
-}
-
-impl JsonBody for reqwest::RequestBuilder {
-    /// Sends the request and parses the body, whatever the status.
-    async fn json_body(self) -> Value {
-        self.send().await.unwrap().json().await.unwrap()
-    }
+    assert_eq!(broken.status, 422);
+    assert_valid(&problem, &broken.json(), "a 422");
+    assert_eq!(broken.json()["rule"], "moves.letters");
+    app.stop().await;
 }
 
 /// The client's sources and installed packages.
@@ -189,8 +172,8 @@ fn operation_ids(document: &Value) -> Vec<String> {
 
 #[tokio::test]
 #[cfg_attr(
-    not(client_ts),
-    ignore = "needs node and `npm ci --prefix tests/client-ts` (then rebuild)"
+    not(feature = "test-client-ts"),
+    ignore = "needs Node and `npm ci --prefix tests/client-ts`: scripts/test.sh sets them up"
 )]
 async fn generated_typescript_client_plays_every_game() {
     let build = build_dir();
@@ -206,8 +189,8 @@ async fn generated_typescript_client_plays_every_game() {
         text(&compiled.stdout),
         text(&compiled.stderr)
     );
-    let server = Server::start(&sqlite_url(), &["--gen-queue-wait-ms", "60000"]).await;
-    let base = server.url("");
+    let app = TestApp::spawn_with(&["--gen-queue-wait-ms", "60000"]).await;
+    let base = app.url("");
     let run = tokio::process::Command::new("node")
         .arg(build.join("dist/client.js"))
         .arg(&base)
@@ -222,5 +205,5 @@ async fn generated_typescript_client_plays_every_game() {
     );
     println!("{report}");
     assert!(report.contains("checks passed"), "{report}");
-    server.stop().await;
+    app.stop().await;
 }
