@@ -65,7 +65,10 @@ async fn served_documents_validate_against_openapi_schemas() {
             let report = json!({ "solved": true, "moves": served["solution"], "client": "schema" });
             let played = app.post_play(game, tier, seed, &report).await.json();
             assert_valid(&play, &played, &what);
-            let verified = app.post(&format!("/verify?game={game}"), &served).await.json();
+            let verified = app
+                .post(&format!("/verify?game={game}"), &served)
+                .await
+                .json();
             assert_valid(&verify, &verified, &what);
         }
         // A served level with a field the schema does not name fails: responses are closed.
