@@ -58,8 +58,8 @@ async fn served_documents_validate_against_openapi_schemas() {
             let what = format!("{game} {tier}");
             assert_valid(&level, &served, &what);
             let moves = json!({ "moves": served["solution"] });
-            let checked = app.post(&format!("/levels/{tier}/{seed}/check?game={game}"), &moves);
-            let checked = checked.await.json();
+            let check_path = format!("/levels/{tier}/{seed}/check?game={game}");
+            let checked = app.post(&check_path, &moves).await.json();
             assert_valid(&outcome, &checked, &what);
             assert_eq!(checked["status"], "won", "{what}");
             let report = json!({ "solved": true, "moves": served["solution"], "client": "schema" });
