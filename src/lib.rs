@@ -3,12 +3,13 @@
 //! - `levelforge-games` (the `games/` crate): the games, pure and synchronous.
 //! - [`levels`]: cache → store → bounded generation.
 //! - [`store`]: PostgreSQL / SQLite persistence.
-//! - [`api`]: the HTTP routes.
+//! - [`api`]: the HTTP routes; [`contract`]: the generated schemas of openapi.yaml.
 
 pub mod api;
 pub mod bench;
 pub mod cli;
 pub mod config;
+pub mod contract;
 pub mod levels;
 pub mod metrics;
 pub mod ratelimit;

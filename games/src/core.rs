@@ -6,12 +6,15 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
 use crate::rng::LevelRng;
 
 /// The four tiers every game serves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Difficulty {
     Easy,
@@ -61,7 +64,7 @@ impl FromStr for Difficulty {
 }
 
 /// A move direction; `y` grows downwards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum Dir {
     U,
     D,
@@ -132,6 +135,17 @@ pub fn parse_moves(moves: &str) -> Result<Vec<Dir>, RuleError> {
             })
         })
         .collect()
+}
+
+/// The schema of a move string (the `Moves` and `Solution` of the tilt and hop games):
+/// any string parses, and [`parse_moves`] turns a letter other than U, D, L, R into the
+/// rule error `moves.letters`.
+pub fn letters_schema() -> Schema {
+    json_schema!({
+        "type": "string",
+        "pattern": "^[UDLR]*$",
+        "description": "Moves as letters: U up, D down, L left, R right, played in order.",
+    })
 }
 
 /// Renders a move list as the canonical string.
@@ -288,8 +302,9 @@ pub struct Analysis<S, M> {
 }
 
 /// How a replay ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "ReplayStatus")]
 pub enum Status {
     Won,
     Lost,
@@ -297,15 +312,16 @@ pub enum Status {
 }
 
 /// The outcome of replaying moves on a level.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Replay<X> {
     pub status: Status,
     /// Moves played until the level was won or lost (or all of them).
     pub moves_used: u32,
     /// Moves after the level was already won or lost.
     pub moves_ignored: u32,
-    /// Why the level was lost, in words.
+    /// Why the level was lost, in words (only when it was).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub reason: Option<String>,
     #[serde(flatten)]
     pub extra: X,
@@ -333,17 +349,36 @@ pub trait Puzzle: Send + Sync + 'static {
     /// reports count, sum, mean and max of each (a boolean counts as 0 or 1).
     const KEY_METRICS: &'static [&'static str];
 
+    /// Every rule id [`Puzzle::validate`] and [`Puzzle::replay`] can name (the shared
+    /// `grid.*` and `moves.letters` included); the contract lists them for 422 answers
+    /// and a test checks the list against the game's source.
+    const RULES: &'static [&'static str];
+    /// Every medal [`Puzzle::medals`] can award.
+    const MEDALS: &'static [&'static str] = &["par"];
+
     /// Width, height, grid and the game's extra fields, in the JSON shape of docs/games.md.
-    type Level: Serialize + DeserializeOwned + Clone + Send;
+    /// Its JSON Schema (as every type below) is the game's part of the HTTP contract.
+    type Level: Serialize + DeserializeOwned + Clone + Send + JsonSchema;
     type Params: Serialize + Clone + Send + Sync;
-    type Solution: Serialize + DeserializeOwned + Clone + Send;
+    type Solution: Serialize + DeserializeOwned + Clone + Send + JsonSchema;
     /// The game's own metrics, flattened into `metrics`.
-    type Metrics: Serialize + Clone + Send;
+    type Metrics: Serialize + Clone + Send + JsonSchema;
     /// What `check` and `plays` take in `moves`. The JSON of a `Solution` must parse as
     /// `Moves` and replay to a win in exactly `par` moves (the catalog tests check it).
-    type Moves: DeserializeOwned;
+    type Moves: DeserializeOwned + JsonSchema;
     /// Extra fields of a replay outcome.
-    type ReplayExtra: Serialize;
+    type ReplayExtra: Serialize + JsonSchema;
+
+    /// The JSON Schema of `Moves`; a game whose moves are a plain string says more here
+    /// (e.g. [`letters_schema`]).
+    fn moves_schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<Self::Moves>()
+    }
+
+    /// The JSON Schema of `Solution`, as for [`Puzzle::moves_schema`].
+    fn solution_schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<Self::Solution>()
+    }
 
     fn tier(difficulty: Difficulty) -> Tier<Self::Params>;
 

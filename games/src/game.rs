@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -39,6 +40,8 @@ pub trait Game: Send + Sync {
     fn preview_svg(&self, level: &Value, show_solution: bool) -> Result<String, GameError>;
     /// The game's fixed heavy level for solver benchmarks, as a level document.
     fn bench_level(&self) -> Value;
+    /// The JSON Schemas of the game's documents and rule ids, by name (see [`crate::contract`]).
+    fn schemas(&self) -> BTreeMap<String, Value>;
 }
 
 /// An accepted level as the service stores it.
@@ -227,27 +230,46 @@ fn judge<P: Puzzle>(
     Ok((par, analysis))
 }
 
-#[derive(Serialize)]
-struct LevelDocument<'a, L, S> {
+/// The level document a key serves (its JSON Schema is the game's `Level` in the contract).
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct LevelDocument<'a, L, S, M: 'a> {
+    /// The game's name.
     game: &'static str,
     difficulty: Difficulty,
+    /// The key's seed, a u64. Beyond 2^53 JavaScript's `JSON.parse` rounds it: such a
+    /// client keys levels by the URL's seed (a string), not by this number.
     seed: u64,
+    /// The generator version that made this level.
     version: u32,
     #[serde(flatten)]
     level: &'a L,
+    /// Fewest moves (tilt and hop games), links (hashi) or pieces (tetropica) to win.
     par: u32,
+    /// One optimal solution, in the game's move format.
     solution: &'a S,
-    /// Written verbatim: the same bytes as [`Summary::metrics`].
+    /// Written verbatim: the same bytes as [`Summary::metrics`]; its schema is the typed
+    /// [`MetricsDocument`] those bytes were serialised from.
+    #[schemars(with = "MetricsDocument<'a, M>")]
     metrics: &'a RawValue,
+    #[serde(skip)]
+    #[schemars(skip)]
+    metrics_type: PhantomData<M>,
 }
 
-#[derive(Serialize)]
-struct MetricsDocument<'a, M> {
+/// A level's `metrics`: the pipeline's figures and the game's own beside them.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct MetricsDocument<'a, M> {
+    /// Candidates generated until this one was accepted.
     attempts: u32,
+    /// Wall time of the whole generation (not deterministic).
     generate_ms: u64,
+    /// Wall time spent in the solver over all candidates (not deterministic).
     solve_ms: u64,
+    /// States the solver expanded on this level.
     states: u64,
+    /// Optimal solutions, saturating at `solution_count_cap`.
     solution_count: u64,
+    /// Where `solution_count` saturates for this game.
     solution_count_cap: u64,
     #[serde(flatten)]
     extra: &'a M,
@@ -284,6 +306,7 @@ impl<P: Puzzle> Accepted<P> {
             par: self.par,
             solution,
             metrics,
+            metrics_type: PhantomData::<P::Metrics>,
         };
         serde_json::to_string(&document).expect("level documents serialize")
     }
@@ -412,6 +435,7 @@ impl<P: Puzzle> Game for Adapter<P> {
             .and_then(Value::as_u64)
             .map(|p| p as u32);
         let medals = par.map(|p| P::medals(p, &replay)).unwrap_or_default();
+        debug_assert!(medals.iter().all(|m| P::MEDALS.contains(m)), "{medals:?}");
         let mut json = serde_json::to_value(&replay).expect("replays serialize");
         json["par"] = json!(par);
         json["medals"] = json!(medals);
@@ -438,6 +462,10 @@ impl<P: Puzzle> Game for Adapter<P> {
         let mut document = serde_json::to_value(P::bench_level()).expect("levels serialize");
         document["game"] = json!(P::NAME);
         document
+    }
+
+    fn schemas(&self) -> BTreeMap<String, Value> {
+        crate::contract::schemas::<P>()
     }
 }
 

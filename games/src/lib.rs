@@ -3,6 +3,7 @@
 //! Nothing in this crate knows of HTTP, SQL or async runtimes; the service crate uses the
 //! games only through [`registry`] and the object-safe [`Game`] trait.
 
+pub mod contract;
 pub mod core;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;

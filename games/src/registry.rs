@@ -4,11 +4,14 @@
 //! 2. its `pub mod` line in lib.rs and one line in `GAMES` below;
 //! 3. its golden catalog: `LEVELFORGE_BLESS=1 cargo test -p levelforge-games --test catalog`
 //!    writes `tests/golden/<game>.jsonl`; commit it;
-//! 4. its name in every `game` enum of openapi.yaml, and its move format and metrics there.
+//! 4. its schemas in openapi.yaml (level, metrics, moves, outcome, rule ids, all derived
+//!    from its types): `LEVELFORGE_UPDATE_OPENAPI=1 cargo test --lib contract` at the
+//!    repository root rewrites the generated block; commit it.
 //!
 //! The catalog, fuzz targets and `levelforge bench` pick a registered game up by
-//! themselves. Tests enforce the README, the golden file and the openapi enums
-//! (`tests/api/adding_a_game.rs` at the repository root).
+//! themselves. Tests enforce the README, the golden file (`tests/api/adding_a_game.rs` at
+//! the repository root), the schemas (`src/contract.rs`) and the game's list of rule ids
+//! (`contract.rs` here).
 
 use crate::game::{Adapter, Game};
 

@@ -26,10 +26,12 @@ pub async fn verify(
 ) -> Result<Json<Value>, ApiError> {
     let query = query?.0;
     let level = params::json_object(&body?)?;
-    let named = query
-        .game
-        .as_deref()
-        .or_else(|| level.get("game").and_then(Value::as_str));
+    let body_game = match level.get("game") {
+        None => None,
+        Some(Value::String(name)) => Some(name.as_str()),
+        Some(_) => return Err(ApiError::BadRequest("`game` must be a string".into())),
+    };
+    let named = query.game.as_deref().or(body_game);
     let game = params::game(named, state.default_game)?;
     let max_states = state.verify_max_states;
     let report = state

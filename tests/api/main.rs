@@ -3,6 +3,7 @@
 
 mod adding_a_game;
 mod cli;
+mod client_ts;
 mod dashboard;
 mod deploy_files;
 mod designers;

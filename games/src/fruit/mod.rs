@@ -6,6 +6,7 @@ mod generator;
 mod preview;
 pub mod rules;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
@@ -19,38 +20,61 @@ use rules::Board;
 pub use generator::FruitParams;
 
 /// A one-way border or an anteater's facing: a cell and a direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "FruitArrow")]
 pub struct Arrow {
+    /// Column, 0 at the left.
+    #[schemars(range(max = 7))]
     pub x: usize,
+    /// Row, 0 at the top.
+    #[schemars(range(max = 7))]
     pub y: usize,
+    /// A one-way border lets fruit cross from this cell in `dir` only; an anteater
+    /// faces `dir`.
     pub dir: Dir,
 }
 
 /// A fruit level in the JSON shape of games/src/fruit/README.md.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct FruitLevel {
+    /// Columns of the board (3 to 8).
+    #[schemars(range(min = 3, max = 8))]
     pub width: usize,
+    /// Rows of the board (3 to 8).
+    #[schemars(range(min = 3, max = 8))]
     pub height: usize,
+    /// One string per row, top first: `#` wall, `.` floor, `~` water, `a`-`h` fruit (two of
+    /// each), `o` stone, `H` hole, `A` anteater. The outer ring is wall.
+    #[schemars(
+        length(min = 3, max = 8),
+        inner(regex(pattern = r"^[#.~a-hoHA]{3,8}$"))
+    )]
     pub grid: Vec<String>,
+    /// Borders that fruit crosses in one direction only.
     #[serde(default)]
     pub one_ways: Vec<Arrow>,
+    /// The facing of every `A` cell, one entry each.
     #[serde(default)]
     pub anteaters: Vec<Arrow>,
 }
 
 /// Fruit's own metrics.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct FruitMetrics {
     /// Reachable boards (not won, not lost) from which no win can be reached.
     pub dead_ends: u64,
     /// Reachable boards, the start included.
     pub reachable: u64,
+    /// Fruit pairs on the board.
     pub pairs: u32,
+    /// Stones `o` on the board.
     pub stones: u32,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct FruitReplay {
+    /// Pairs not yet together.
     pub pairs_left: u32,
 }
 
@@ -65,6 +89,18 @@ impl Puzzle for Fruit {
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
     const KEY_METRICS: &'static [&'static str] = &["dead_ends", "reachable", "pairs", "stones"];
+    const RULES: &'static [&'static str] = &[
+        "grid.height",
+        "grid.width",
+        "grid.cell",
+        "grid.size",
+        "fruit.border",
+        "fruit.one_way",
+        "fruit.start_match",
+        "fruit.pairs",
+        "fruit.anteater",
+        "moves.letters",
+    ];
 
     type Level = FruitLevel;
     type Params = FruitParams;
@@ -72,6 +108,14 @@ impl Puzzle for Fruit {
     type Metrics = FruitMetrics;
     type Moves = String;
     type ReplayExtra = FruitReplay;
+
+    fn moves_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        crate::core::letters_schema()
+    }
+
+    fn solution_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        crate::core::letters_schema()
+    }
 
     fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
         generator::tier(difficulty)

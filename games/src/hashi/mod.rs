@@ -7,6 +7,7 @@ mod preview;
 pub mod rules;
 pub mod solver;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
@@ -19,10 +20,16 @@ use solver::Technique;
 pub use generator::HashiParams;
 
 /// A Hashi Flow level in the JSON shape of games/src/hashi/README.md.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct HashiLevel {
+    /// Columns of the square board (4 to 9).
+    #[schemars(range(min = 4, max = 9))]
     pub width: usize,
+    /// Rows of the square board, equal to `width`.
+    #[schemars(range(min = 4, max = 9))]
     pub height: usize,
+    /// One string per row, top first: `.` empty cell, `1`-`4` a node needing that many links.
+    #[schemars(length(min = 4, max = 9), inner(regex(pattern = r"^[.1-4]{4,9}$")))]
     pub grid: Vec<String>,
 }
 
@@ -34,11 +41,13 @@ pub type HashiSolution = Vec<Vec<[usize; 2]>>;
 pub type HashiMoves = Vec<LinkPoints>;
 
 /// Hashi's own metrics: the board, and how hard the solver had to work for it.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct HashiMetrics {
     /// Board side.
     pub size: u32,
+    /// Numbered cells.
     pub nodes: u32,
+    /// Cells without a number.
     pub empty_cells: u32,
     /// Empty cells per mille of the board (the article kept 625..750).
     pub free_permille: u32,
@@ -56,7 +65,7 @@ pub struct HashiMetrics {
     pub technique: Technique,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct HashiReplay {
     /// Empty cells on no link yet.
     pub cells_left: u32,
@@ -65,6 +74,19 @@ pub struct HashiReplay {
 }
 
 pub struct Hashi;
+
+/// Links as arrays of `[x, y]` points; the aliases above carry no description of their own.
+fn links_schema(coordinate: Schema, description: &str) -> Schema {
+    json_schema!({
+        "type": "array",
+        "description": description,
+        "items": {
+            "type": "array",
+            "minItems": 3,
+            "items": {"type": "array", "items": coordinate, "minItems": 2, "maxItems": 2},
+        },
+    })
+}
 
 /// Solutions are counted up to 2: enough to prove a level unique.
 pub(crate) const SOLUTION_CAP: u64 = 2;
@@ -76,6 +98,21 @@ impl Puzzle for Hashi {
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
     const KEY_METRICS: &'static [&'static str] =
         &["nodes", "guesses", "depth", "forced_permille", "waves"];
+    const RULES: &'static [&'static str] = &[
+        "grid.height",
+        "grid.width",
+        "grid.cell",
+        "grid.size",
+        "hashi.square",
+        "hashi.node_sides",
+        "hashi.link_length",
+        "hashi.link_outside",
+        "hashi.link_ends",
+        "hashi.link_same_node",
+        "hashi.link_cells",
+        "hashi.link_revisit",
+        "hashi.link_step",
+    ];
 
     type Level = HashiLevel;
     type Params = HashiParams;
@@ -83,6 +120,22 @@ impl Puzzle for Hashi {
     type Metrics = HashiMetrics;
     type Moves = HashiMoves;
     type ReplayExtra = HashiReplay;
+
+    fn moves_schema(generator: &mut SchemaGenerator) -> Schema {
+        links_schema(
+            generator.subschema_for::<i64>(),
+            "Links in the order drawn, each the points `[x, y]` from one node through \
+             empty cells to another node.",
+        )
+    }
+
+    fn solution_schema(generator: &mut SchemaGenerator) -> Schema {
+        links_schema(
+            generator.subschema_for::<usize>(),
+            "The links of the unique solution, each the points `[x, y]` from one node \
+             through empty cells to another node.",
+        )
+    }
 
     fn tier(difficulty: Difficulty) -> Tier<HashiParams> {
         generator::tier(difficulty)

@@ -301,8 +301,11 @@ pub struct Search {
 }
 
 /// How much reasoning a level needs, weakest first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
+#[schemars(rename = "HashiTechnique")]
 pub enum Technique {
     /// Degrees alone: a cell with two possible steps takes both, a node with as many
     /// possible steps as its number takes them all, a full vertex takes no more.

@@ -8,6 +8,7 @@ mod preview;
 pub mod rules;
 mod solver;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
@@ -20,30 +21,46 @@ use rules::{Board, Step, Tile, unpack};
 pub use generator::HopperParams;
 
 /// A hopper level in the JSON shape of games/src/hopper/README.md.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct HopperLevel {
+    /// Columns of the board (1 to 12; at most 96 cells in all).
+    #[schemars(range(min = 1, max = 12))]
     pub width: usize,
+    /// Rows of the board (1 to 12).
+    #[schemars(range(min = 1, max = 12))]
     pub height: usize,
+    /// One string per row, top first: `~` water, `.` grass, `:` dirt (crumbles once left),
+    /// `^` `v` `<` `>` arrows, `S` the start, `G` the goal stone.
+    #[schemars(
+        length(min = 1, max = 12),
+        inner(regex(pattern = r"^[~.:^v<>GS]{1,12}$"))
+    )]
     pub grid: Vec<String>,
-    /// Star cells as `[x, y]`.
+    /// Star cells as `[x, y]`, on grass or dirt (at most 16).
     #[serde(default)]
+    #[schemars(length(max = 16))]
     pub stars: Vec<[usize; 2]>,
 }
 
 /// Hopper's own metrics.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct HopperMetrics {
+    /// Stars to collect.
     pub stars: u32,
+    /// Dirt cells `:`.
     pub dirt: u32,
+    /// Arrow cells.
     pub arrows: u32,
     /// Grass cells, the start included.
     pub grass: u32,
 }
 
 /// What a replay collected and where it stopped.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct HopperReplay {
+    /// Stars picked up so far.
     pub stars_collected: u32,
+    /// Stars on the level.
     pub stars_total: u32,
     /// Where the hopper is: on the goal once it landed there, on its last cell after
     /// a hop that fell.
@@ -61,6 +78,17 @@ impl Puzzle for Hopper {
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
     const KEY_METRICS: &'static [&'static str] = &["stars", "arrows", "dirt", "grass"];
+    const RULES: &'static [&'static str] = &[
+        "grid.height",
+        "grid.width",
+        "grid.cell",
+        "grid.size",
+        "hopper.size",
+        "hopper.start",
+        "hopper.goal",
+        "hopper.stars",
+        "moves.letters",
+    ];
 
     type Level = HopperLevel;
     type Params = HopperParams;
@@ -68,6 +96,14 @@ impl Puzzle for Hopper {
     type Metrics = HopperMetrics;
     type Moves = String;
     type ReplayExtra = HopperReplay;
+
+    fn moves_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        crate::core::letters_schema()
+    }
+
+    fn solution_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        crate::core::letters_schema()
+    }
 
     fn tier(difficulty: Difficulty) -> Tier<HopperParams> {
         generator::tier(difficulty)

@@ -8,6 +8,7 @@ mod preview;
 pub mod rules;
 pub mod solver;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::core::{
@@ -21,10 +22,20 @@ use rules::{Board, COLOURS};
 pub use generator::SkiddyParams;
 
 /// A skiddy level in the JSON shape of games/src/skiddy/README.md: the grid says everything.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SkiddyLevel {
+    /// Columns of the board (5 to 8).
+    #[schemars(range(min = 5, max = 8))]
     pub width: usize,
+    /// Rows of the board (4 to 7).
+    #[schemars(range(min = 4, max = 7))]
     pub height: usize,
+    /// One string per row, top first: `#` block, `.` floor, `O` pit, `r` `y` `b` `g`
+    /// skiddies, `R` `Y` `B` `G` their goals (on the border), `c` crate, `i` ice.
+    #[schemars(
+        length(min = 4, max = 7),
+        inner(regex(pattern = r"^[#.ORYBGrybgci]{5,8}$"))
+    )]
     pub grid: Vec<String>,
 }
 
@@ -42,8 +53,24 @@ impl Serialize for BigCount {
     }
 }
 
+impl JsonSchema for BigCount {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BigCount".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A count: a number up to 2^64-1, beyond that its decimal digits.",
+            "anyOf": [
+                {"type": "integer", "minimum": 0, "maximum": u64::MAX},
+                {"type": "string", "pattern": "^[0-9]{20,}$"},
+            ],
+        })
+    }
+}
+
 /// Skiddy's own figures (games/src/skiddy/README.md, Metrics).
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, JsonSchema)]
 pub struct SkiddyMetrics {
     /// Reachable non-winning states from which no win is reachable.
     pub dead_ends: u64,
@@ -57,17 +84,23 @@ pub struct SkiddyMetrics {
     pub perfect: bool,
     /// A win exists in which some colour is not cleared in a single move.
     pub breakable: bool,
+    /// Skiddies on the board.
     pub skiddies: u32,
+    /// Colours among the skiddies.
     pub colours: u32,
+    /// Crates `c`.
     pub crates: u32,
+    /// Ice cubes `i`.
     pub ice: u32,
+    /// Pits `O`.
     pub pits: u32,
     /// Non-block cells inside the border.
     pub free_cells: u32,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct SkiddyReplay {
+    /// Skiddies not yet home.
     pub skiddies_left: u32,
     /// No colour so far had only part of its skiddies exit in one move.
     pub combo: bool,
@@ -99,6 +132,17 @@ impl Puzzle for Skiddy {
         "skiddies",
         "colours",
     ];
+    const RULES: &'static [&'static str] = &[
+        "grid.height",
+        "grid.width",
+        "grid.cell",
+        "grid.size",
+        "skiddy.border",
+        "skiddy.goal",
+        "skiddy.skiddies",
+        "moves.letters",
+    ];
+    const MEDALS: &'static [&'static str] = &["par", "combo", "perfect"];
 
     type Level = SkiddyLevel;
     type Params = SkiddyParams;
@@ -106,6 +150,14 @@ impl Puzzle for Skiddy {
     type Metrics = SkiddyMetrics;
     type Moves = String;
     type ReplayExtra = SkiddyReplay;
+
+    fn moves_schema(_: &mut SchemaGenerator) -> Schema {
+        crate::core::letters_schema()
+    }
+
+    fn solution_schema(_: &mut SchemaGenerator) -> Schema {
+        crate::core::letters_schema()
+    }
 
     fn tier(difficulty: Difficulty) -> Tier<SkiddyParams> {
         generator::tier(difficulty)

@@ -10,6 +10,7 @@
 
 use std::collections::VecDeque;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
@@ -20,11 +21,18 @@ use crate::grid::{cells, check_shape};
 use crate::rng::LevelRng;
 use crate::svg::Svg;
 
-/// A level in the JSON shape every game shares: width, height, grid rows.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A level in the JSON shape every game shares: width, height, grid rows. Its JSON Schema
+/// (derived, with the bounds and descriptions below) is the game's part of openapi.yaml.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TemplateLevel {
+    /// Columns of the board (2 to 32).
+    #[schemars(range(min = 2, max = 32))]
     pub width: usize,
+    /// Rows of the board (1 to 32).
+    #[schemars(range(min = 1, max = 32))]
     pub height: usize,
+    /// One string per row, top first: `#` wall, `.` floor, `@` the start, `*` the goal.
+    #[schemars(length(min = 1, max = 32), inner(regex(pattern = r"^[#.@*]{2,32}$")))]
     pub grid: Vec<String>,
 }
 
@@ -37,14 +45,16 @@ pub struct TemplateParams {
 }
 
 /// The game's own metrics, flattened into the level's `metrics`.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct TemplateMetrics {
+    /// Wall cells `#`.
     pub walls: u32,
 }
 
 /// Extra fields of a replay outcome: where the walker stopped.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct TemplateReplay {
+    /// The walker's cell `[x, y]`.
     pub at: [usize; 2],
 }
 
@@ -58,6 +68,16 @@ impl Puzzle for Template {
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
     const KEY_METRICS: &'static [&'static str] = &["walls"];
+    /// Every rule id `validate` and `replay` can name (a test compares it with the source).
+    const RULES: &'static [&'static str] = &[
+        "grid.height",
+        "grid.width",
+        "grid.cell",
+        "grid.size",
+        "template.start",
+        "template.goal",
+        "moves.letters",
+    ];
 
     type Level = TemplateLevel;
     type Params = TemplateParams;
@@ -65,6 +85,15 @@ impl Puzzle for Template {
     type Metrics = TemplateMetrics;
     type Moves = String;
     type ReplayExtra = TemplateReplay;
+
+    /// Moves and solutions are U/D/L/R strings: say so in the schema.
+    fn moves_schema(_: &mut SchemaGenerator) -> Schema {
+        crate::core::letters_schema()
+    }
+
+    fn solution_schema(_: &mut SchemaGenerator) -> Schema {
+        crate::core::letters_schema()
+    }
 
     fn tier(difficulty: Difficulty) -> Tier<TemplateParams> {
         let (size, par_min, par_max) = match difficulty {

@@ -9,6 +9,7 @@ mod preview;
 pub mod rules;
 pub mod solver;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
@@ -21,26 +22,40 @@ use solver::{COUNT_CAP, Candidate, Table};
 pub use generator::TetropicaParams;
 
 /// A tetropica level in the JSON shape of games/src/tetropica/README.md.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TetropicaLevel {
+    /// Columns of the board (1 to 11).
+    #[schemars(range(min = 1, max = 11))]
     pub width: usize,
+    /// Rows of the board (1 to 11).
+    #[schemars(range(min = 1, max = 11))]
     pub height: usize,
+    /// One string per row, top first: `o` destructible tile, `#` rock, `.` open, `S` the
+    /// start and `E` the end (one each).
+    #[schemars(length(min = 1, max = 11), inner(regex(pattern = r"^[#o.SE]{1,11}$")))]
     pub grid: Vec<String>,
-    /// The hand, as letters from `IOTSZJL`.
+    /// The hand, as letters from `IOTSZJL` (at most 15).
+    #[schemars(regex(pattern = r"^[IOTSZJL]{0,15}$"))]
     pub pieces: String,
 }
 
 /// One move: a held piece and the four cells it empties, `[x, y]` each. Also the element
 /// of `solution`. Coordinates are signed so that a cell off the board is a rule error,
 /// not a malformed document.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "TetropicaPlacement")]
 pub struct Placement {
+    /// The piece's letter, one of `IOTSZJL`, taken from the hand.
+    #[schemars(regex(pattern = r"^[IOTSZJL]$"))]
     pub piece: String,
+    /// The four cells `[x, y]` it empties, a rotation of the piece's shape.
+    #[schemars(length(min = 4, max = 4))]
     pub cells: Vec<[i64; 2]>,
 }
 
 /// Tetropica's own metrics.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct TetropicaMetrics {
     /// Pieces in the hand (= `par` when the level can be won with all of them).
     pub pieces: u32,
@@ -49,13 +64,15 @@ pub struct TetropicaMetrics {
     pub min_pieces: Option<u32>,
     /// Tiles on the cheapest S–E path through destructible tiles (`null`: none).
     pub shortest_carve: Option<u32>,
+    /// Destructible tiles `o`.
     pub tiles: u32,
+    /// Rocks `#`.
     pub rocks: u32,
     /// Placements of any piece the board's tiles can hold.
     pub placements: u32,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct TetropicaReplay {
     /// The pieces still held after the placements used.
     pub pieces_left: String,
@@ -69,6 +86,23 @@ impl Puzzle for Tetropica {
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = COUNT_CAP;
     const KEY_METRICS: &'static [&'static str] = &["pieces", "min_pieces", "placements", "rocks"];
+    const RULES: &'static [&'static str] = &[
+        "grid.height",
+        "grid.width",
+        "grid.cell",
+        "grid.size",
+        "tetropica.start",
+        "tetropica.end",
+        "tetropica.pieces",
+        "tetropica.hand_size",
+        "move.piece",
+        "move.not_held",
+        "move.cells",
+        "move.outside",
+        "move.shape",
+        "move.not_destructible",
+        "move.not_adjacent",
+    ];
 
     type Level = TetropicaLevel;
     type Params = TetropicaParams;

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Writes docs/http-exchanges.md: one real exchange per route (request and response with its
+# headers, long bodies cut), recorded with curl against the debug binary serving a fresh
+# SQLite file on a free local port. Usage: bash scripts/http-exchanges.sh > docs/http-exchanges.md
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/levelforge/target}"
+
+cargo build --quiet --bin levelforge
+binary="$CARGO_TARGET_DIR/debug/levelforge"
+work="$(mktemp -d)"
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+export BIND="127.0.0.1:$port"
+DATABASE_URL="sqlite://$work/levelforge.db" RUST_LOG=warn "$binary" serve >"$work/server.log" 2>&1 &
+server=$!
+trap 'kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do
+  "$binary" healthcheck >/dev/null 2>&1 && break
+  sleep 0.1
+done
+base="http://$BIND"
+
+# One exchange: a heading, the request as sent (curl -v's request lines) and the response
+# (status, headers, body cut at $cut characters).
+exchange() {
+  local title="$1" cut="$2"
+  shift 2
+  echo "## $title"
+  echo
+  echo '```http'
+  : >"$work/body"
+  curl -sS -v "$@" -o "$work/body" -D "$work/headers" 2>"$work/trace" || true
+  grep -E '^> ' "$work/trace" | sed -e 's/^> //' -e 's/\r$//' -e "s#$BIND#localhost:8080#" \
+    | grep -v '^$'
+  if [ -s "$work/sent" ]; then echo; cat "$work/sent"; echo; fi
+  echo
+  sed -e 's/\r$//' "$work/headers" | grep -v '^$'
+  [ -s "$work/body" ] && echo
+  if [ ! -s "$work/body" ]; then
+    :
+  elif [ "$(wc -c <"$work/body")" -gt "$cut" ]; then
+    head -c "$cut" "$work/body"
+    echo " …(cut; $(wc -c <"$work/body") bytes in all)"
+  else
+    cat "$work/body"
+    echo
+  fi
+  echo '```'
+  echo
+  : >"$work/sent"
+}
+
+# A request with a JSON body (shown under the request headers).
+post() {
+  local title="$1" cut="$2" url="$3" body="$4"
+  printf '%s' "$body" >"$work/sent"
+  exchange "$title" "$cut" -X POST -H 'content-type: application/json' --data-binary "@$work/sent" "$url"
+}
+: >"$work/sent"
+
+level="$(curl -sS "$base/levels/easy/2?game=fruit")"
+solution="$(python3 -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1])["solution"]))' "$level")"
+etag="$(curl -sS -D - -o /dev/null "$base/levels/easy/2?game=fruit" | tr -d '\r' | sed -n 's/^etag: //Ip')"
+
+cat <<'EOF'
+# HTTP exchanges
+
+One real exchange per route, recorded by `scripts/http-exchanges.sh` (curl against the
+debug binary on SQLite; `Date` headers and timings are those of that run). Bodies longer
+than a few hundred bytes are cut where marked. openapi.yaml is the contract; this page
+shows what goes over the wire.
+
+EOF
+exchange "GET /levels/{difficulty}/{seed}: a level (generated on first request)" 2000 \
+  "$base/levels/easy/2?game=fruit"
+exchange "GET /levels/{difficulty}/{seed} with If-None-Match: 304" 500 \
+  -H "If-None-Match: $etag" "$base/levels/easy/2?game=fruit"
+exchange "GET /levels/{difficulty}/{seed}: the largest seed (a string in the URL)" 600 \
+  "$base/levels/easy/18446744073709551615?game=fruit"
+exchange "GET /levels/{difficulty}/{seed}/preview.svg" 300 \
+  "$base/levels/easy/2/preview.svg?game=fruit&solution=true"
+post "POST /levels/{difficulty}/{seed}/check: the level's own solution" 1000 \
+  "$base/levels/easy/2/check?game=fruit" "{\"moves\":$solution}"
+post "POST /levels/{difficulty}/{seed}/check: a move that is not a letter (422)" 1000 \
+  "$base/levels/easy/2/check?game=fruit" '{"moves":"UX"}'
+post "POST /levels/{difficulty}/{seed}/plays: a rated play" 1000 \
+  "$base/levels/easy/2/plays?game=fruit" "{\"solved\":true,\"moves\":$solution,\"time_ms\":5200,\"client\":\"player-1\"}"
+post "POST /levels/{difficulty}/{seed}/check: hashi links" 1000 \
+  "$base/levels/easy/1/check?game=hashi" '{"moves":[[[0,0],[1,0]]]}'
+exchange "GET /levels/daily without a date: 307" 500 "$base/levels/daily?game=skiddy"
+exchange "GET /levels/daily?date=…" 700 "$base/levels/daily?game=skiddy&date=2026-11-23"
+exchange "GET /levels/{difficulty}: a pack of seeds" 500 "$base/levels/easy?game=hopper&from=1&count=2"
+exchange "GET /levels: browse" 1200 "$base/levels?game=fruit&limit=2"
+post "POST /verify" 1500 "$base/verify?game=fruit" \
+  '{"width":7,"height":7,"grid":["#######","#.a####","#..####","#..####","#..a###","#..####","#######"]}'
+exchange "GET /games" 900 "$base/games"
+exchange "GET /stats" 1200 "$base/stats?game=fruit&difficulty=easy"
+exchange "GET /stats?format=csv" 900 "$base/stats?game=fruit&format=csv"
+exchange "GET /: the dashboard" 300 "$base/"
+exchange "GET /dashboard/app.js" 200 "$base/dashboard/app.js"
+exchange "GET /dashboard/style.css" 200 "$base/dashboard/style.css"
+exchange "GET /healthz" 200 "$base/healthz"
+exchange "GET /readyz" 200 "$base/readyz"
+exchange "GET /metrics" 600 "$base/metrics"
+exchange "DELETE /games: another method (405)" 500 -X DELETE "$base/games"
+exchange "GET an unknown game (404)" 500 "$base/levels/easy/1?game=chess"
+exchange "GET a seed past u64 (400)" 500 "$base/levels/easy/18446744073709551616"
+python3 -c 'print("{\"moves\":\"" + "U" * 70000 + "\"}", end="")' >"$work/big"
+echo "## POST a body over 64 KiB (413)"
+echo
+echo '```http'
+curl -sS -i -X POST -H 'content-type: application/json' --data-binary "@$work/big" \
+  "$base/levels/easy/2/check?game=fruit" | sed -e 's/\r$//'
+echo
+echo '```'

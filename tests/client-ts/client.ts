@@ -1,0 +1,189 @@
+// A game client written against the types openapi-typescript generates from openapi.yaml
+// and run against the real server: `node dist/client.js <base URL>`. Compiled with
+// `tsc --strict` first, so a type that does not fit the contract fails the build.
+// Every answer is asserted; the first failure exits non-zero.
+
+import createClient from "openapi-fetch";
+import type { components, paths } from "./generated/api.js";
+
+type Schemas = components["schemas"];
+type Level = Schemas["Level"];
+type Moves = Schemas["Moves"];
+type Difficulty = Schemas["Difficulty"];
+type GameName = Schemas["GameName"];
+
+const base = process.argv[2];
+if (!base) {
+  throw new Error("usage: node dist/client.js <base URL>");
+}
+const client = createClient<paths>({ baseUrl: base });
+const GAMES: GameName[] = ["fruit", "skiddy", "hashi", "tetropica", "hopper"];
+const TIERS: Difficulty[] = ["easy", "medium", "hard", "expert"];
+/** The largest seed: a JS number cannot hold it, so seeds travel as strings in URLs. */
+const MAX_SEED = "18446744073709551615";
+let checks = 0;
+
+function assert(condition: unknown, what: string): asserts condition {
+  if (!condition) {
+    throw new Error(`assertion failed: ${what}`);
+  }
+  checks += 1;
+}
+
+/** What the level's own fields say, narrowed by `game`: the checks differ per game. */
+function describe(level: Level): string {
+  switch (level.game) {
+    case "fruit":
+      assert(/^[UDLR]+$/.test(level.solution), "fruit solution is U/D/L/R");
+      assert(level.metrics.pairs >= 1, "fruit has pairs");
+      assert(
+        level.anteaters.every((a) => ["U", "D", "L", "R"].includes(a.dir)),
+        "anteaters face a direction",
+      );
+      return `${level.metrics.pairs} pairs, ${level.one_ways.length} one-ways`;
+    case "skiddy":
+      assert(/^[UDLR]+$/.test(level.solution), "skiddy solution is U/D/L/R");
+      assert(typeof level.metrics.perfect === "boolean", "skiddy says perfect");
+      return `${level.metrics.skiddies} skiddies, combo_par ${level.metrics.combo_par}`;
+    case "hashi":
+      assert(level.width === level.height, "hashi boards are square");
+      assert(
+        level.solution.every((link) => link.length >= 3 && link.every((p) => p.length === 2)),
+        "hashi links are point lists",
+      );
+      return `${level.solution.length} links, technique ${level.metrics.technique}`;
+    case "tetropica":
+      assert(level.solution.length === level.par, "one placement per piece of par");
+      assert(
+        level.solution.every((p) => level.pieces.includes(p.piece) && p.cells.length === 4),
+        "placements use held pieces, four cells each",
+      );
+      return `hand ${level.pieces}, min_pieces ${level.metrics.min_pieces}`;
+    case "hopper":
+      assert(level.stars.length === level.metrics.stars, "hopper stars match the metrics");
+      return `${level.metrics.stars} stars, ${level.metrics.grass} grass`;
+  }
+}
+
+/** A move list that breaks a rule of the game, and the rule id the 422 must name. */
+function brokenMoves(game: GameName): [Moves, string] {
+  switch (game) {
+    case "hashi":
+      return [[[[0, 0], [1, 0]]], "hashi.link_length"];
+    case "tetropica":
+      return [[{ piece: "X", cells: [[0, 0], [1, 0], [2, 0], [3, 0]] }], "move.piece"];
+    default:
+      return ["UX", "moves.letters"];
+  }
+}
+
+async function playLevel(game: GameName, difficulty: Difficulty, seed: string): Promise<Level> {
+  const path = { difficulty, seed };
+  const query = { game };
+  const got = await client.GET("/levels/{difficulty}/{seed}", { params: { path, query } });
+  assert(got.response.status === 200, `${game} ${difficulty} ${seed}: 200 (got ${got.response.status})`);
+  const level = got.data;
+  assert(level !== undefined, "a level body");
+  assert(level.game === game && level.difficulty === difficulty, "the level of the key asked");
+  assert(level.metrics.solution_count >= 1, "a served level has a solution");
+  const said = describe(level);
+
+  const check = await client.POST("/levels/{difficulty}/{seed}/check", {
+    params: { path, query },
+    body: { moves: level.solution },
+  });
+  assert(check.data !== undefined, `${game}: check answers 200 (got ${check.response.status})`);
+  assert(check.data.status === "won", `${game}: its own solution wins`);
+  assert(check.data.moves_used === level.par, `${game}: in par moves`);
+  assert(check.data.medals.includes("par"), `${game}: earns the par medal`);
+
+  const play = await client.POST("/levels/{difficulty}/{seed}/plays", {
+    params: { path, query },
+    body: { solved: true, moves: level.solution, time_ms: 4200, client: `ts-${game}` },
+  });
+  assert(play.response.status === 201, `${game}: play stored (got ${play.response.status})`);
+  assert(play.data !== undefined, "a play body");
+  assert(play.data.verified && play.data.solved_claimed, `${game}: the claim is verified`);
+  assert(play.data.rated && play.data.player_rating !== undefined, `${game}: first play is rated`);
+  assert(play.data.id >= 1, "a play id");
+
+  const [moves, rule] = brokenMoves(game);
+  const broken = await client.POST("/levels/{difficulty}/{seed}/check", {
+    params: { path, query },
+    body: { moves },
+  });
+  assert(broken.response.status === 422, `${game}: a broken move list is 422`);
+  assert(broken.error?.rule === rule, `${game}: the 422 names ${rule} (got ${broken.error?.rule})`);
+  assert(
+    broken.response.headers.get("content-type") === "application/problem+json",
+    "problems are problem+json",
+  );
+  console.log(`${game} ${difficulty} seed ${seed}: par ${level.par}, ${said}; won, play ${play.data.id}`);
+  return level;
+}
+
+async function largestSeed(): Promise<void> {
+  // The URL carries the seed as a string: nothing is rounded on the way to the server.
+  const path = { difficulty: "easy" as const, seed: MAX_SEED };
+  const query = { game: "fruit" as const };
+  const got = await client.GET("/levels/{difficulty}/{seed}", {
+    params: { path, query },
+    parseAs: "text",
+  });
+  assert(got.response.status === 200, "the largest seed is served");
+  const text = got.data;
+  assert(typeof text === "string", "raw level text");
+  // The bytes hold every digit; JSON.parse rounds the number, so the client keys by the URL.
+  assert(text.includes(`"seed":${MAX_SEED},`), "the document carries the exact seed");
+  const parsed = JSON.parse(text) as Level;
+  assert(BigInt(parsed.seed) !== BigInt(MAX_SEED), "JSON.parse cannot hold it (as documented)");
+  assert(parsed.seed === Number(MAX_SEED), "it rounds to the nearest double");
+  const check = await client.POST("/levels/{difficulty}/{seed}/check", {
+    params: { path, query },
+    body: { moves: parsed.solution },
+  });
+  assert(check.data?.status === "won", "the largest seed's level is checked by its URL");
+  const pack = await client.GET("/levels/{difficulty}", {
+    params: { path: { difficulty: "easy" }, query: { game: "fruit", from: MAX_SEED, count: 1 } },
+    parseAs: "text",
+  });
+  assert(pack.response.status === 200 && pack.data === `[${text}]`, "a pack at the largest seed");
+  const past = await client.GET("/levels/{difficulty}", {
+    params: { path: { difficulty: "easy" }, query: { game: "fruit", from: MAX_SEED, count: 2 } },
+  });
+  assert(past.response.status === 400 && past.error?.status === 400, "a pack past it is 400");
+  console.log(`seed ${MAX_SEED}: served, checked and packed by its URL; JSON.parse gives ${parsed.seed}`);
+}
+
+async function main(): Promise<void> {
+  for (const game of GAMES) {
+    for (const [i, difficulty] of TIERS.entries()) {
+      await playLevel(game, difficulty, String(i + 1));
+    }
+    const stats = await client.GET("/stats", { params: { query: { game } } });
+    assert(stats.data !== undefined, `${game}: /stats answers`);
+    const groups = typeof stats.data === "string" ? [] : stats.data.groups;
+    assert(groups.length === TIERS.length, `${game}: one stats group per tier`);
+    for (const group of groups) {
+      assert(group.game === game && group.levels >= 1, `${game}: stats count the level`);
+      assert(group.plays.count >= 1 && group.plays.won >= 1, `${game}: stats count the play`);
+    }
+  }
+  const games = await client.GET("/games");
+  assert(games.data !== undefined, "/games answers");
+  for (const game of GAMES) {
+    const listed = games.data.games.find((g) => g.name === game);
+    assert(listed !== undefined && listed.tiers.length === TIERS.length, `/games lists ${game}`);
+  }
+  await largestSeed();
+  const missing = await client.GET("/levels/{difficulty}/{seed}", {
+    params: { path: { difficulty: "easy", seed: "1" }, query: { game: "nope" as GameName } },
+  });
+  assert(missing.response.status === 404 && missing.error?.status === 404, "unknown game is 404");
+  console.log(`client: ${checks} checks passed`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});
