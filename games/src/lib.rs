@@ -4,6 +4,7 @@
 //! games only through [`registry`] and the object-safe [`Game`] trait.
 
 pub mod core;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod game;
 pub mod grid;
