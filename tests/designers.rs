@@ -441,7 +441,14 @@ async fn harder_than_par_says(server: &Server, levels: &[Value]) {
 }
 
 async fn designer_routes(url: &str) {
-    let server = Server::start(url, &["--gen-queue-wait-ms", "60000"]).await;
+    // Seeding posts far more plays from one address than a player would.
+    let flags = [
+        "--gen-queue-wait-ms",
+        "60000",
+        "--rate-limit-plays-per-min",
+        "0",
+    ];
+    let server = Server::start(url, &flags).await;
     let easy = seed_store(&server).await;
     browse_pages_in_par_seed_order(&server, &easy).await;
     stats_count_levels_and_plays(&server, &easy).await;
