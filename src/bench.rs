@@ -10,7 +10,7 @@ use levelforge_games::{Difficulty, Game, Limits, Stop, registry};
 
 use crate::config::BenchArgs;
 
-/// The cold-generation targets of issue #9, in milliseconds.
+/// The cold-generation targets (docs/benchmarks.md), in milliseconds.
 const P95_TARGET_MS: f64 = 100.0;
 const P99_TARGET_MS: f64 = 500.0;
 /// A heavy level is analysed repeatedly until this much time has passed (at least

@@ -29,7 +29,7 @@ pub enum Command {
     Serve(ServeArgs),
     /// Generate one level and print its JSON.
     Generate(GenerateArgs),
-    /// Verify a level file (rules.md format) and print the solver's report.
+    /// Verify a level file (the format in docs/games.md) and print the solver's report.
     Verify(VerifyArgs),
     /// Generate and store a range of seeds.
     Pregen(PregenArgs),

@@ -251,7 +251,7 @@ struct MetricsDocument<'a, M> {
 }
 
 impl<P: Puzzle> Accepted<P> {
-    /// The level JSON of rules.md, in a fixed field order.
+    /// The level JSON of docs/games.md, in a fixed field order.
     pub fn to_json(&self, difficulty: Difficulty, seed: u64) -> String {
         let solution = self
             .analysis

@@ -19,6 +19,9 @@ pub mod hopper;
 pub mod skiddy;
 pub mod tetropica;
 
+/// Not registered: the game to copy when adding one (see registry.rs).
+pub mod template;
+
 pub use crate::core::{
     Analysis, Difficulty, Dir, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status,
     Stop, Tier,

@@ -273,7 +273,7 @@ const TWO: [&str; 4] = [".2.1", "22.2", "..1.", ".2.2"];
 /// and (1,2) to (2,2): (3,0)-(3,1) is forced between (2,0) and (2,1), and from (0,2)
 /// the path goes either (1,2),(1,1),(0,1),(0,0),(1,0),(2,0),(3,0),(3,1),(2,1),(2,2) or
 /// (0,1),(0,0),(1,0),(2,0),(3,0),(3,1),(2,1),(1,1),(1,2),(2,2). Same cells, same ends,
-/// two drawings: two solutions by rules.md.
+/// two drawings: two solutions by the rules (games/src/hashi/README.md).
 const SNAKES: [&str; 4] = ["....", "....", "...1", ".12."];
 
 /// Degrees fix all but the square (2,1),(2,2),(3,1),(3,2); by degrees alone it could

@@ -1,5 +1,5 @@
 //! Solver, replay and generator tests for hopper: hand-worked boards, a by-the-book
-//! replay written straight from rules.md to check the compiled rules against, and
+//! replay written straight from games/src/hopper/README.md to check the compiled rules against, and
 //! properties of generated and served levels.
 
 use std::time::Instant;
@@ -245,7 +245,7 @@ fn the_preview_draws_every_piece_and_the_solution() {
 
 // --- the rules once more, by the book ------------------------------------------------------
 
-/// Replays `moves` on the level's characters exactly as rules.md §5 words it, sharing no
+/// Replays `moves` on the level's characters exactly as games/src/hopper/README.md words it, sharing no
 /// code with the game: (status, moves used, stars collected).
 fn book_replay(lv: &HopperLevel, moves: &[Dir]) -> (Status, u32, u32) {
     let mut grid: Vec<Vec<char>> = lv.grid.iter().map(|r| r.chars().collect()).collect();

@@ -28,7 +28,7 @@ fn analyze(lv: &SkiddyLevel) -> Analysis<String, SkiddyMetrics> {
     .unwrap()
 }
 
-/// The write-up's level 1-1: a 3x2 inner area, two reds on the top row, one red goal
+/// Level 1-1 of Baldiraghi's article: a 3x2 inner area, two reds on the top row, one red goal
 /// below the left column.
 const LEVEL_1_1: [&str; 4] = ["#####", "#r.r#", "#...#", "#R###"];
 
@@ -36,7 +36,7 @@ const LEVEL_1_1: [&str; 4] = ["#####", "#r.r#", "#...#", "#R###"];
 fn level_1_1_has_the_write_ups_figures() {
     // Pairs: the start {(1,1),(3,1)}, after L {(1,1),(2,1)}, after R {(2,1),(3,1)},
     // then D {(2,2),(3,2)} and L {(1,2),(2,2)}. Singles (after D clears the left one):
-    // (3,2), (1,2), (3,1), (1,1). Nine states, as in the write-up, none a dead end.
+    // (3,2), (1,2), (3,1), (1,1). Nine states, as in the article, none a dead end.
     let a = analyze(&level(&LEVEL_1_1));
     assert_eq!(a.extra.real_states, 9);
     assert_eq!(a.states, 9);

@@ -129,7 +129,7 @@ fn start_already_joined_to_the_end() {
 
 #[test]
 fn figure_3_level_needs_both_pieces() {
-    // The write-up's Figure 2/3 board with its T and I: one piece is never enough
+    // Vestberg's Figure 2/3 board with its T and I: one piece is never enough
     // (S and E are 5 tiles apart at best), and both are.
     let rows = ["oo#oo", "Sooo#", "oo#oo", "#oooE", "ooooo"];
     let a = analyze(&level(&rows, "TI"));
@@ -498,7 +498,7 @@ fn served(difficulty: Difficulty, seed: u64) -> crate::game::Accepted<Tetropica>
         .unwrap_or_else(|e| panic!("{difficulty} seed {seed}: {e}"))
 }
 
-/// The guarantees of rules.md §4 on one served level, by the solver and the replay.
+/// The guarantees of games/src/tetropica/README.md on one served level, by the solver and the replay.
 fn check_served(difficulty: Difficulty, seed: u64) -> crate::game::Accepted<Tetropica> {
     let accepted = served(difficulty, seed);
     let (lv, a) = (&accepted.level, &accepted.analysis);

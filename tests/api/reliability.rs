@@ -3,15 +3,15 @@
 //! verification's memory, plays at the edge of an outage, idempotent plays, refused input,
 //! a PostgreSQL link cut and restored 30 times, and `kill -9` during writes.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Server, client, postgres_url, sqlite_url};
+use super::helpers::{TestApp, TestDatabase, client};
+
+type Server = TestApp;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -51,15 +51,12 @@ async fn status_of(url: String) -> StatusCode {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stalled_bodies_starve_no_probe_and_big_bodies_get_413_at_once() {
-    let server = Server::start(
-        &sqlite_url(),
-        &[
-            "--http-max-in-flight",
-            "8",
-            "--http-body-read-timeout-ms",
-            "700",
-        ],
-    )
+    let server = TestApp::spawn_with(&[
+        "--http-max-in-flight",
+        "8",
+        "--http-body-read-timeout-ms",
+        "700",
+    ])
     .await;
     assert_eq!(status_of(server.url("/levels/easy/1")).await, 200);
     let address = address(&server);
@@ -100,15 +97,12 @@ async fn stalled_bodies_starve_no_probe_and_big_bodies_get_413_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_connections_and_request_heads_are_capped() {
-    let server = Server::start(
-        &sqlite_url(),
-        &[
-            "--http-max-connections",
-            "6",
-            "--http-max-connections-per-client",
-            "4",
-        ],
-    )
+    let server = TestApp::spawn_with(&[
+        "--http-max-connections",
+        "6",
+        "--http-max-connections-per-client",
+        "4",
+    ])
     .await;
     let address = address(&server);
     let mut idle = Vec::new();
@@ -154,7 +148,7 @@ async fn open_connections_and_request_heads_are_capped() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn errors_hyper_answers_before_the_router_are_problems_too() {
-    let server = Server::start(&sqlite_url(), &["--http-max-header-bytes", "1048576"]).await;
+    let server = TestApp::spawn_with(&["--http-max-header-bytes", "1048576"]).await;
     let address = address(&server);
     let long_uri = format!("GET /{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000));
     let cases = [
@@ -192,11 +186,8 @@ async fn errors_hyper_answers_before_the_router_are_problems_too() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_never_reads_is_cut_and_cannot_hold_shutdown() {
-    let server = Server::start(
-        &sqlite_url(),
-        &["--bench-routes", "true", "--http-write-timeout-ms", "300"],
-    )
-    .await;
+    let server =
+        TestApp::spawn_with(&["--bench-routes", "true", "--http-write-timeout-ms", "300"]).await;
     let address = address(&server);
     // 40 pipelined requests for 1 MB each, never read.
     let mut reader = TcpStream::connect(&address).await.unwrap();
@@ -216,17 +207,14 @@ async fn a_client_that_never_reads_is_cut_and_cannot_hold_shutdown() {
     server.stop().await;
 
     // Shutdown: one that never reads holds the server for the grace period at most.
-    let server = Server::start(
-        &sqlite_url(),
-        &[
-            "--bench-routes",
-            "true",
-            "--http-write-timeout-ms",
-            "60000",
-            "--http-shutdown-grace-ms",
-            "500",
-        ],
-    )
+    let server = TestApp::spawn_with(&[
+        "--bench-routes",
+        "true",
+        "--http-write-timeout-ms",
+        "60000",
+        "--http-shutdown-grace-ms",
+        "500",
+    ])
     .await;
     let mut reader = TcpStream::connect(address_of(&server)).await.unwrap();
     reader.write_all(request.as_bytes()).await.unwrap();
@@ -259,25 +247,22 @@ async fn get_as(server: &Server, path: &str, client_ip: &str) -> StatusCode {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_path_that_generates_counts_against_one_budget() {
-    let server = Server::start(
-        &sqlite_url(),
-        &[
-            "--trust-forwarded",
-            "true",
-            "--rate-limit-cold-per-min",
-            "1",
-            "--rate-limit-cold-burst",
-            "4",
-            "--rate-limit-verify-per-min",
-            "1",
-            "--rate-limit-verify-burst",
-            "2",
-            "--rate-limit-plays-per-min",
-            "1",
-            "--rate-limit-plays-burst",
-            "3",
-        ],
-    )
+    let server = TestApp::spawn_with(&[
+        "--trust-forwarded",
+        "true",
+        "--rate-limit-cold-per-min",
+        "1",
+        "--rate-limit-cold-burst",
+        "4",
+        "--rate-limit-verify-per-min",
+        "1",
+        "--rate-limit-verify-burst",
+        "2",
+        "--rate-limit-plays-per-min",
+        "1",
+        "--rate-limit-plays-burst",
+        "3",
+    ])
     .await;
     // Packs: 4 cold keys, then 429.
     let pack = "/levels/easy?game=hopper&from=100&count=10";
@@ -424,8 +409,9 @@ fn expensive_levels() -> Vec<(&'static str, Value)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn expensive_verifications_stay_under_200_mb_and_leave_generation_slots() {
+    let database = TestDatabase::sqlite();
     let process = Process::start(
-        &sqlite_url(),
+        &database.url,
         &[("GEN_CONCURRENCY", "2"), ("TRUST_FORWARDED", "true")],
     )
     .await;
@@ -511,9 +497,9 @@ impl Proxy {
     }
 
     /// A fresh database reached through a new proxy: (direct URL, proxied URL, proxy).
-    async fn in_front_of_new_database() -> (String, String, Proxy) {
-        let direct = postgres_url().await;
-        let (server_part, database) = direct.rsplit_once('/').unwrap();
+    async fn in_front_of_new_database() -> (Arc<TestDatabase>, String, Proxy) {
+        let direct = TestDatabase::postgres().await;
+        let (server_part, database) = direct.url.rsplit_once('/').unwrap();
         let upstream = server_part
             .rsplit_once('@')
             .map_or(server_part, |(_, host)| host)
@@ -542,6 +528,20 @@ fn patient_client() -> reqwest::Client {
         .unwrap()
 }
 
+/// Every stored idempotency key and the play it stored.
+async fn idempotency_keys(url: &str) -> BTreeMap<String, i64> {
+    use sqlx::Connection;
+    let sql = "SELECT key, play_id FROM play_idempotency";
+    let rows: Vec<(String, i64)> = if url.starts_with("sqlite:") {
+        let mut conn = sqlx::SqliteConnection::connect(url).await.unwrap();
+        sqlx::query_as(sql).fetch_all(&mut conn).await.unwrap()
+    } else {
+        let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+        sqlx::query_as(sql).fetch_all(&mut conn).await.unwrap()
+    };
+    rows.into_iter().collect()
+}
+
 async fn count(url: &str, sql: &str) -> i64 {
     use sqlx::Connection;
     if url.starts_with("sqlite:") {
@@ -562,7 +562,7 @@ async fn count(url: &str, sql: &str) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_play_of_a_level_served_during_an_outage_is_stored_after_it() {
     let (direct, proxied, proxy) = Proxy::in_front_of_new_database().await;
-    let server = Server::start(&proxied, &[]).await;
+    let server = TestApp::on_url(&direct, &proxied, &[]).await;
     let http = patient_client();
     proxy.cut().await;
     let level: Value = http
@@ -604,10 +604,9 @@ async fn a_play_of_a_level_served_during_an_outage_is_stored_after_it() {
     }
     let answer = answer.expect("the play is stored once the database is back");
     assert_eq!(answer["verified"], true);
-    assert_eq!(count(&direct, "SELECT COUNT(*) FROM levels").await, 1);
-    assert_eq!(count(&direct, "SELECT COUNT(*) FROM plays").await, 1);
+    assert_eq!(count(&direct.url, "SELECT COUNT(*) FROM levels").await, 1);
+    assert_eq!(count(&direct.url, "SELECT COUNT(*) FROM plays").await, 1);
     server.stop().await;
-    common::drop_postgres(&direct).await;
 }
 
 async fn post_play(
@@ -625,8 +624,8 @@ async fn post_play(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_repeated_idempotency_key_returns_the_first_answer_and_stores_nothing() {
-    let database = sqlite_url();
-    let server = Server::start(&database, &[]).await;
+    let database = TestDatabase::sqlite();
+    let server = TestApp::on(&database, &[]).await;
     let level: Value = client()
         .get(server.url("/levels/easy/3"))
         .send()
@@ -675,7 +674,7 @@ async fn a_repeated_idempotency_key_returns_the_first_answer_and_stores_nothing(
         ids.insert(repeat.await.unwrap()["id"].as_i64().unwrap());
     }
     assert_eq!(ids.len(), 1, "{ids:?}");
-    assert_eq!(count(&database, "SELECT COUNT(*) FROM plays").await, 2);
+    assert_eq!(count(&database.url, "SELECT COUNT(*) FROM plays").await, 2);
     let bad_key = post_play(&http, &url, &play, Some("")).await.unwrap();
     assert_eq!(bad_key.status(), 400);
     server.stop().await;
@@ -683,8 +682,8 @@ async fn a_repeated_idempotency_key_returns_the_first_answer_and_stores_nothing(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn input_that_breaks_the_contract_is_refused_with_4xx() {
-    let database = postgres_url().await;
-    let server = Server::start(&database, &[]).await;
+    let database = TestDatabase::postgres().await;
+    let server = TestApp::on(&database, &[]).await;
     let level: Value = client()
         .get(server.url("/levels/easy/1"))
         .send()
@@ -783,7 +782,7 @@ async fn input_that_breaks_the_contract_is_refused_with_4xx() {
         status_of(server.url("/levels/easy?from=01&count=1")).await,
         400
     );
-    assert_eq!(count(&database, "SELECT COUNT(*) FROM plays").await, 1);
+    assert_eq!(count(&database.url, "SELECT COUNT(*) FROM plays").await, 1);
     let stats: Value = client()
         .get(server.url("/stats"))
         .send()
@@ -797,7 +796,6 @@ async fn input_that_breaks_the_contract_is_refused_with_4xx() {
         "no wrapped time: {stats}"
     );
     server.stop().await;
-    common::drop_postgres(&database).await;
 }
 
 /// Posts `play` under `key` until it gets 201 (or `deadline`): the answer's play id, the
@@ -835,7 +833,8 @@ async fn post_until_created(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thirty_database_cuts_lose_and_duplicate_no_play() {
     let (direct, proxied, proxy) = Proxy::in_front_of_new_database().await;
-    let server = Server::start(
+    let server = TestApp::on_url(
+        &direct,
         &proxied,
         &[
             "--rate-limit-plays-per-min",
@@ -902,7 +901,7 @@ async fn thirty_database_cuts_lose_and_duplicate_no_play() {
     );
     assert!(retried > 0, "the cuts refused some plays");
     // Every acknowledged play is stored exactly once, under its own id, and nothing else.
-    let plays = count(&direct, "SELECT COUNT(*) FROM plays").await;
+    let plays = count(&direct.url, "SELECT COUNT(*) FROM plays").await;
     assert_eq!(
         plays,
         acknowledged.len() as i64,
@@ -910,16 +909,15 @@ async fn thirty_database_cuts_lose_and_duplicate_no_play() {
     );
     let distinct_ids: BTreeSet<_> = acknowledged.values().collect();
     assert_eq!(distinct_ids.len(), acknowledged.len());
-    let keys = count(&direct, "SELECT COUNT(*) FROM play_idempotency").await;
+    let keys = count(&direct.url, "SELECT COUNT(*) FROM play_idempotency").await;
     assert_eq!(keys, acknowledged.len() as i64);
     let matched = count(
-        &direct,
+        &direct.url,
         "SELECT COUNT(*) FROM plays p JOIN play_idempotency k ON k.play_id = p.id",
     )
     .await;
     assert_eq!(matched, plays);
     server.stop().await;
-    common::drop_postgres(&direct).await;
 }
 
 /// Plays posted by 4 writers until the process is killed: the acknowledged ones (key,
@@ -984,15 +982,9 @@ async fn kill_9_during_writes(database: &str) {
     );
     // Every acknowledged play survived the kill, under the id it was given.
     let process = Process::start(database, &env).await;
+    let stored = idempotency_keys(database).await;
     for (key, id) in &acked {
-        let stored = count(
-            database,
-            &format!(
-                "SELECT COUNT(*) FROM play_idempotency WHERE key = '{key}' AND play_id = {id}"
-            ),
-        )
-        .await;
-        assert_eq!(stored, 1, "{key} acknowledged as {id}");
+        assert_eq!(stored.get(key), Some(id), "{key} acknowledged as {id}");
     }
     // A retry of each unacknowledged play gets 201, stored once whether or not the first
     // try had committed.
@@ -1013,12 +1005,11 @@ async fn kill_9_during_writes(database: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_during_writes_loses_no_acknowledged_play_on_sqlite() {
-    kill_9_during_writes(&sqlite_url()).await;
+    kill_9_during_writes(&TestDatabase::sqlite().url).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_during_writes_loses_no_acknowledged_play_on_postgres() {
-    let database = postgres_url().await;
-    kill_9_during_writes(&database).await;
-    common::drop_postgres(&database).await;
+    let database = TestDatabase::postgres().await;
+    kill_9_during_writes(&database.url).await;
 }

@@ -2,6 +2,8 @@
 
 use std::process::Command;
 
+use crate::helpers::{TempFile, TestDatabase};
+
 fn levelforge(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_levelforge"))
         .args(args)
@@ -31,9 +33,9 @@ fn generate_prints_the_level_and_verify_agrees() {
         (Some("fruit"), Some(11))
     );
 
-    let file = std::env::temp_dir().join(format!("levelforge-cli-{}.json", std::process::id()));
-    std::fs::write(&file, &output.stdout).unwrap();
-    let output = levelforge(&["verify", file.to_str().unwrap()]);
+    let file = TempFile::new("json");
+    std::fs::write(file.path(), &output.stdout).unwrap();
+    let output = levelforge(&["verify", file.path()]);
     assert!(
         output.status.success(),
         "{}",
@@ -42,24 +44,22 @@ fn generate_prints_the_level_and_verify_agrees() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["par"], level["par"]);
     assert_eq!(report["solution"], level["solution"]);
-    std::fs::remove_file(file).ok();
 }
 
 #[test]
 fn verify_names_the_broken_rule_and_fails() {
-    let file = std::env::temp_dir().join(format!("levelforge-cli-bad-{}.json", std::process::id()));
+    let file = TempFile::new("json");
     let level = serde_json::json!({"game": "fruit", "width": 5, "height": 3, "grid": ["#####", "#aa.#", "#####"]});
-    std::fs::write(&file, level.to_string()).unwrap();
-    let output = levelforge(&["verify", file.to_str().unwrap()]);
+    std::fs::write(file.path(), level.to_string()).unwrap();
+    let output = levelforge(&["verify", file.path()]);
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("fruit.start_match"));
-    std::fs::remove_file(file).ok();
 }
 
-#[test]
-fn pregen_fills_the_store() {
-    let db = std::env::temp_dir().join(format!("levelforge-pregen-{}.db", std::process::id()));
-    let url = format!("sqlite://{}", db.display());
+#[tokio::test]
+async fn pregen_fills_the_store() {
+    let database = TestDatabase::sqlite();
+    let url = database.url.clone();
     let output = levelforge(&[
         "pregen",
         "--game",
@@ -76,6 +76,13 @@ fn pregen_fills_the_store() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    let stored: (i64,) = sqlx::query_as("SELECT COUNT(*) FROM levels WHERE difficulty = 'easy'")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(stored.0, 20, "seeds 1..20, both ends included");
+    pool.close().await;
     let bad = levelforge(&[
         "pregen",
         "--game",
@@ -88,7 +95,6 @@ fn pregen_fills_the_store() {
         &url,
     ]);
     assert!(!bad.status.success());
-    let _ = std::fs::remove_file(&db);
 }
 
 #[test]
