@@ -98,9 +98,14 @@ pub struct ServeArgs {
     /// Levels kept in memory in front of the database.
     #[arg(long, env = "CACHE_CAPACITY", default_value_t = 20_000)]
     pub cache_capacity: u64,
-    /// States one POST /verify may expand before it gives up.
-    #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 5_000_000)]
+    /// States one POST /verify may expand before it gives up; bounds its memory (at most
+    /// about 150 bytes a state, so 75 MB by default: docs/reliability.md).
+    #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 500_000)]
     pub verify_max_states: u64,
+    /// Verifications running at once, in a pool of their own beside the generation slots.
+    #[arg(long, env = "VERIFY_CONCURRENCY", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub verify_concurrency: u64,
     #[command(flatten)]
     pub http: HttpArgs,
     #[command(flatten)]
@@ -133,6 +138,32 @@ pub struct HttpArgs {
     #[arg(long, env = "HTTP_HEADER_READ_TIMEOUT_MS", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub http_header_read_timeout_ms: u64,
+    /// Time a request has to deliver its whole body, read before the request takes an
+    /// in-flight slot; then 408 and the connection is closed.
+    #[arg(long, env = "HTTP_BODY_READ_TIMEOUT_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub http_body_read_timeout_ms: u64,
+    /// Time a response write may make no progress (a client that does not read); then the
+    /// connection is closed.
+    #[arg(long, env = "HTTP_WRITE_TIMEOUT_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub http_write_timeout_ms: u64,
+    /// Open connections, all clients together; further ones wait in the listen backlog.
+    /// 0 = unlimited.
+    #[arg(long, env = "HTTP_MAX_CONNECTIONS", default_value_t = 1024)]
+    pub http_max_connections: usize,
+    /// Open connections from one peer address; further ones are closed at once. 0 =
+    /// unlimited (set it so behind a proxy: every connection comes from the proxy).
+    #[arg(long, env = "HTTP_MAX_CONNECTIONS_PER_CLIENT", default_value_t = 128)]
+    pub http_max_connections_per_client: usize,
+    /// Bytes a connection may buffer for one request head; a larger head gets 431.
+    #[arg(long, env = "HTTP_MAX_HEADER_BYTES", default_value_t = 16_384,
+          value_parser = clap::value_parser!(u64).range(8192..=1_048_576))]
+    pub http_max_header_bytes: u64,
+    /// After SIGTERM: how long open connections may finish their requests before the
+    /// remaining ones are closed.
+    #[arg(long, env = "HTTP_SHUTDOWN_GRACE_MS", default_value_t = 20_000)]
+    pub http_shutdown_grace_ms: u64,
 }
 
 /// Per-client limits on cold generation (warm levels are never limited).
@@ -144,6 +175,18 @@ pub struct RateLimitArgs {
     /// Cold generations one client may start at once before the per-minute rate applies.
     #[arg(long, env = "RATE_LIMIT_COLD_BURST", default_value_t = 60)]
     pub rate_limit_cold_burst: u32,
+    /// `POST /verify` requests one client may make per minute, sustained; 0 = no limit.
+    #[arg(long, env = "RATE_LIMIT_VERIFY_PER_MIN", default_value_t = 30)]
+    pub rate_limit_verify_per_min: u32,
+    /// `POST /verify` requests one client may make at once.
+    #[arg(long, env = "RATE_LIMIT_VERIFY_BURST", default_value_t = 5)]
+    pub rate_limit_verify_burst: u32,
+    /// Plays one client may post per minute, sustained; 0 = no limit.
+    #[arg(long, env = "RATE_LIMIT_PLAYS_PER_MIN", default_value_t = 120)]
+    pub rate_limit_plays_per_min: u32,
+    /// Plays one client may post at once.
+    #[arg(long, env = "RATE_LIMIT_PLAYS_BURST", default_value_t = 30)]
+    pub rate_limit_plays_burst: u32,
     /// Take the client from the last `X-Forwarded-For` entry (only behind a proxy that
     /// sets it); otherwise the peer address.
     #[arg(long, env = "TRUST_FORWARDED", default_value_t = false, action = clap::ArgAction::Set)]
@@ -157,6 +200,12 @@ pub struct HttpLimits {
     pub load_shed: bool,
     pub request_timeout: Duration,
     pub header_read_timeout: Duration,
+    pub body_read_timeout: Duration,
+    pub write_timeout: Duration,
+    pub max_connections: usize,
+    pub max_connections_per_client: usize,
+    pub max_header_bytes: usize,
+    pub shutdown_grace: Duration,
 }
 
 impl HttpArgs {
@@ -166,6 +215,12 @@ impl HttpArgs {
             load_shed: self.http_load_shed,
             request_timeout: Duration::from_millis(self.http_request_timeout_ms),
             header_read_timeout: Duration::from_millis(self.http_header_read_timeout_ms),
+            body_read_timeout: Duration::from_millis(self.http_body_read_timeout_ms),
+            write_timeout: Duration::from_millis(self.http_write_timeout_ms),
+            max_connections: self.http_max_connections,
+            max_connections_per_client: self.http_max_connections_per_client,
+            max_header_bytes: self.http_max_header_bytes as usize,
+            shutdown_grace: Duration::from_millis(self.http_shutdown_grace_ms),
         }
     }
 }

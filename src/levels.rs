@@ -7,13 +7,13 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
-use levelforge_games::{Game, GenerateError, Stop};
+use levelforge_games::{Game, GenerateError, Stop, Summary};
 use moka::future::Cache;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use crate::ratelimit::RateLimiter;
-use crate::store::{LevelKey, NewLevel, Store};
+use crate::store::{LevelKey, NewLevel, Store, StoreError};
 
 /// A level as served: its stored bytes and a strong validator.
 pub struct ServedLevel {
@@ -21,6 +21,8 @@ pub struct ServedLevel {
     pub etag: String,
     /// False when the database could not take it; such a level is not kept in memory.
     pub stored: bool,
+    /// What storing an unstored level later needs: its game version and summary.
+    unstored: Option<(u32, Summary)>,
     document: OnceLock<Value>,
 }
 
@@ -30,6 +32,7 @@ impl ServedLevel {
             etag: strong_etag(json.as_bytes()),
             json: Bytes::from(json),
             stored,
+            unstored: None,
             document: OnceLock::new(),
         }
     }
@@ -77,6 +80,8 @@ pub struct LevelService {
     store: Arc<dyn Store>,
     cache: Cache<LevelKey, Arc<ServedLevel>>,
     slots: Arc<Semaphore>,
+    /// Verifications' own pool, so that they never hold every generation slot.
+    verify_slots: Arc<Semaphore>,
     bounds: Bounds,
     /// Per-client limit on cold generations; `None`: unlimited.
     limiter: Option<Arc<RateLimiter>>,
@@ -88,6 +93,7 @@ impl LevelService {
             store,
             cache: Cache::builder().max_capacity(cache_capacity).build(),
             slots: Arc::new(Semaphore::new(bounds.concurrency)),
+            verify_slots: Arc::new(Semaphore::new(1)),
             bounds,
             limiter: None,
         }
@@ -96,6 +102,12 @@ impl LevelService {
     /// Limits cold generations per client.
     pub fn with_rate_limit(mut self, limiter: Option<RateLimiter>) -> LevelService {
         self.limiter = limiter.map(Arc::new);
+        self
+    }
+
+    /// Verifications running at once (1 unless set).
+    pub fn with_verify_concurrency(mut self, concurrency: usize) -> LevelService {
+        self.verify_slots = Arc::new(Semaphore::new(concurrency.max(1)));
         self
     }
 
@@ -197,9 +209,34 @@ impl LevelService {
             Err(error) => {
                 crate::metrics::db_error("level_write");
                 tracing::warn!(%error, "store write failed; serving the level unstored");
-                Ok(Arc::new(ServedLevel::new(generated.json, false)))
+                let mut level = ServedLevel::new(generated.json, false);
+                level.unstored = Some((game.version(), generated.summary));
+                Ok(Arc::new(level))
             }
         }
+    }
+
+    /// Stores a level that was served unstored (the database was down), so that a play of
+    /// it can refer to it; a no-op for a stored level.
+    pub async fn ensure_stored(
+        &self,
+        key: &LevelKey,
+        level: &ServedLevel,
+    ) -> Result<(), StoreError> {
+        let Some((version, summary)) = &level.unstored else {
+            return Ok(());
+        };
+        let json = std::str::from_utf8(&level.json).expect("levels are generated as text");
+        let new = NewLevel {
+            version: *version,
+            json,
+            summary,
+        };
+        self.store
+            .insert_level(key, &new)
+            .await
+            .inspect_err(|_| crate::metrics::db_error("level_write"))?;
+        Ok(())
     }
 
     /// Takes one of the client's cold-generation tokens.
@@ -219,9 +256,25 @@ impl LevelService {
         &self,
         job: impl FnOnce(&Stop) -> T + Send + 'static,
     ) -> Result<T, LevelError> {
+        self.run_in(&self.slots, job).await
+    }
+
+    /// [`run_bounded`](Self::run_bounded) in the verifications' own pool.
+    pub async fn run_verification<T: Send + 'static>(
+        &self,
+        job: impl FnOnce(&Stop) -> T + Send + 'static,
+    ) -> Result<T, LevelError> {
+        self.run_in(&self.verify_slots, job).await
+    }
+
+    async fn run_in<T: Send + 'static>(
+        &self,
+        slots: &Arc<Semaphore>,
+        job: impl FnOnce(&Stop) -> T + Send + 'static,
+    ) -> Result<T, LevelError> {
         let waiting = Instant::now();
         let permit =
-            tokio::time::timeout(self.bounds.queue_wait, self.slots.clone().acquire_owned()).await;
+            tokio::time::timeout(self.bounds.queue_wait, slots.clone().acquire_owned()).await;
         crate::metrics::slot_wait(waiting.elapsed(), permit.is_ok());
         let permit = permit
             .map_err(|_| LevelError::Overloaded)?

@@ -53,9 +53,20 @@ pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
         .with_rate_limit(ratelimit::RateLimiter::new(
             args.rate_limit.rate_limit_cold_per_min,
             args.rate_limit.rate_limit_cold_burst,
-        )),
+        ))
+        .with_verify_concurrency(args.verify_concurrency as usize),
         default_game,
         verify_max_states: args.verify_max_states,
+        verify_limiter: ratelimit::RateLimiter::new(
+            args.rate_limit.rate_limit_verify_per_min,
+            args.rate_limit.rate_limit_verify_burst,
+        )
+        .map(Arc::new),
+        play_limiter: ratelimit::RateLimiter::new(
+            args.rate_limit.rate_limit_plays_per_min,
+            args.rate_limit.rate_limit_plays_burst,
+        )
+        .map(Arc::new),
         limits: args.http.limits(),
         trust_forwarded: args.rate_limit.trust_forwarded,
         bench_routes: args.bench_routes,
@@ -68,8 +79,8 @@ pub async fn serve(
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let header_read_timeout = state.limits.header_read_timeout;
-    server::serve(listener, api::router(state), header_read_timeout, shutdown).await
+    let limits = state.limits.clone();
+    server::serve(listener, api::router(state), &limits, shutdown).await
 }
 
 /// Resolves on SIGTERM or SIGINT.

@@ -111,7 +111,8 @@ pub fn db_error(op: &'static str) {
     counter!("levelforge_db_errors_total", "op" => op).increment(1);
 }
 
-/// A request refused by the overload layers (`reason`: shed, timeout, rate_limited).
+/// A request refused by the overload layers (`reason`: shed, timeout, rate_limited,
+/// body_timeout, connections_per_client).
 pub fn refused(reason: &'static str) {
     counter!("levelforge_http_refused_total", "reason" => reason).increment(1);
 }

@@ -1,5 +1,6 @@
 //! The level of the day and packs of consecutive seeds for offline play.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -16,7 +17,7 @@ use tokio::task::JoinSet;
 
 use super::AppState;
 use super::levels::immutable;
-use super::params;
+use super::params::{self, ClientIp};
 use super::problem::ApiError;
 use crate::levels::{LevelError, LevelService, ServedLevel, strong_etag};
 use crate::store::LevelKey;
@@ -90,6 +91,7 @@ const TODAY_MAX_AGE_S: u32 = 60;
 /// minute only); with one, that day's level, cacheable forever like any level.
 pub async fn daily(
     State(state): State<AppState>,
+    client: ClientIp,
     query: Result<Query<DailyQuery>, QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -120,7 +122,7 @@ pub async fn daily(
         difficulty,
         seed,
     };
-    let level = state.levels.get(game, key).await?;
+    let level = state.levels.get_for(game, key, client.0).await?;
     let mut response = immutable(
         &headers,
         &level.etag,
@@ -170,13 +172,13 @@ fn pack_seeds(q: &PackQuery) -> Result<(u64, u64), ApiError> {
 }
 
 /// Fetches (or generates) `count` keys from `from`, at most [`PACK_PARALLEL`] at once,
-/// in seed order. The first failure ends the pack: keys already done stay stored.
+/// in seed order; each cold key counts against `client`'s cold-generation budget. The first failure ends the pack: keys already done stay stored.
 async fn fetch_pack(
     levels: &LevelService,
     game: &'static dyn Game,
     difficulty: Difficulty,
-    from: u64,
-    count: u64,
+    (from, count): (u64, u64),
+    client: Option<IpAddr>,
 ) -> Result<Vec<Arc<ServedLevel>>, LevelError> {
     let mut done: Vec<Option<Arc<ServedLevel>>> = vec![None; count as usize];
     let mut running = JoinSet::new();
@@ -189,7 +191,7 @@ async fn fetch_pack(
                 difficulty,
                 seed: from + index,
             };
-            running.spawn(async move { (index, levels.get(game, key).await) });
+            running.spawn(async move { (index, levels.get_for(game, key, client).await) });
             next += 1;
         }
         let Some(joined) = running.join_next().await else {
@@ -206,6 +208,7 @@ async fn fetch_pack(
 pub async fn pack(
     State(state): State<AppState>,
     Path(difficulty): Path<String>,
+    client: ClientIp,
     query: Result<Query<PackQuery>, QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -213,7 +216,7 @@ pub async fn pack(
     let game = params::game(q.game.as_deref(), state.default_game)?;
     let difficulty = params::difficulty(&difficulty)?;
     let (from, count) = pack_seeds(&q)?;
-    let levels = fetch_pack(&state.levels, game, difficulty, from, count).await?;
+    let levels = fetch_pack(&state.levels, game, difficulty, (from, count), client.0).await?;
     let mut body = Vec::with_capacity(levels.iter().map(|l| l.json.len() + 1).sum::<usize>() + 2);
     body.push(b'[');
     for (i, level) in levels.iter().enumerate() {

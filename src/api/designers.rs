@@ -4,12 +4,13 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{Query, State};
+use axum::http::HeaderMap;
 use levelforge_games::{Limits, registry};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
-use super::params;
+use super::params::{self, ClientIp};
 use super::problem::ApiError;
 
 #[derive(Debug, Default, Deserialize)]
@@ -21,11 +22,14 @@ pub struct VerifyQuery {
 /// else the default game.
 pub async fn verify(
     State(state): State<AppState>,
+    client: ClientIp,
     query: Result<Query<VerifyQuery>, QueryRejection>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let query = query?.0;
-    let level = params::json_object(&body?)?;
+    let level = params::json_body(&headers, &body?)?;
+    super::rate_limit(state.verify_limiter.as_deref(), client.0, "verifications")?;
     let body_game = match level.get("game") {
         None => None,
         Some(Value::String(name)) => Some(name.as_str()),
@@ -36,7 +40,7 @@ pub async fn verify(
     let max_states = state.verify_max_states;
     let report = state
         .levels
-        .run_bounded(move |stop| game.verify(&level, &Limits { max_states, stop }))
+        .run_verification(move |stop| game.verify(&level, &Limits { max_states, stop }))
         .await??;
     Ok(Json(report))
 }

@@ -14,7 +14,7 @@ use super::params::{self, ClientIp, LevelQuery};
 use super::problem::ApiError;
 use crate::levels::{ServedLevel, strong_etag};
 use crate::rating::{Rating, tenths};
-use crate::store::NewPlay;
+use crate::store::{Idempotency, IdempotentPlay, NewPlay, StoreError, StoredPlay};
 
 type LevelPath = Path<(String, String)>;
 
@@ -79,10 +79,11 @@ pub async fn check(
     Path(path): LevelPath,
     client: ClientIp,
     query: Result<Query<LevelQuery>, QueryRejection>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let query = query?.0;
-    let body = params::json_object(&body?)?;
+    let body = params::json_body(&headers, &body?)?;
     let moves = body
         .get("moves")
         .ok_or_else(|| ApiError::BadRequest("the body needs `moves`".into()))?;
@@ -91,23 +92,64 @@ pub async fn check(
     Ok(Json(outcome.json).into_response())
 }
 
+/// The header that makes a play's POST safe to repeat.
+const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
 pub async fn play(
     State(state): State<AppState>,
     Path(path): LevelPath,
     client: ClientIp,
     query: Result<Query<LevelQuery>, QueryRejection>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let query = query?.0;
-    let body = params::json_object(&body?)?;
+    let raw = body?;
+    let body = params::json_body(&headers, &raw)?;
     let report = PlayReport::parse(&body)?;
+    let idempotency_key = idempotency_key(&headers)?;
+    super::rate_limit(state.play_limiter.as_deref(), client.0, "plays")?;
+    let fingerprint = request_fingerprint(&path, query.game.as_deref(), &raw);
+    if let Some(key) = idempotency_key
+        && let Some(first) = state.levels.store().idempotent_play(key).await?
+    {
+        return replayed(first, &fingerprint);
+    }
     let (game, key, level) = served(&state, &path, &query, client).await?;
     let outcome = game.check(level.document(), report.moves)?;
+    if outcome.json["moves_ignored"]
+        .as_u64()
+        .is_some_and(|n| n > 0)
+    {
+        return Err(ApiError::Unprocessable {
+            detail: "the play has moves after the level ended; send the moves up to the end".into(),
+            rule: "play.moves_after_end",
+        });
+    }
+    // A level served while the database was down is stored now, before its play.
+    state
+        .levels
+        .ensure_stored(&key, &level)
+        .await
+        .inspect_err(|_| crate::metrics::db_error("play_write"))?;
     let status = match outcome.status {
         Status::Won => "won",
         Status::Lost => "lost",
         Status::Unfinished => "unfinished",
     };
+    let answer_of = |stored: &StoredPlay| {
+        let mut answer = outcome.json.clone();
+        answer["id"] = json!(stored.id);
+        answer["rated"] = json!(stored.ratings.is_some());
+        if let Some(ratings) = stored.ratings {
+            answer["player_rating"] = rating_change(ratings.player_before, ratings.after.player);
+            answer["level_rating"] = rating_change(ratings.level_before, ratings.after.level);
+        }
+        answer["solved_claimed"] = json!(report.solved);
+        answer["verified"] = json!(report.solved == (outcome.status == Status::Won));
+        answer
+    };
+    let answer_text = |stored: &StoredPlay| answer_of(stored).to_string();
     let moves_text = report.moves.to_string();
     let stored = state
         .levels
@@ -120,19 +162,75 @@ pub async fn play(
             moves_used: outcome.moves_used,
             time_ms: report.time_ms,
             client: report.client,
+            idempotency: idempotency_key.map(|key| Idempotency {
+                key,
+                fingerprint: &fingerprint,
+                answer: &answer_text,
+            }),
         })
-        .await
-        .inspect_err(|_| crate::metrics::db_error("play_write"))?;
-    let mut answer = outcome.json;
-    answer["id"] = json!(stored.id);
-    answer["rated"] = json!(stored.ratings.is_some());
-    if let Some(ratings) = stored.ratings {
-        answer["player_rating"] = rating_change(ratings.player_before, ratings.after.player);
-        answer["level_rating"] = rating_change(ratings.level_before, ratings.after.level);
+        .await;
+    match (stored, idempotency_key) {
+        (Ok(stored), _) => Ok((StatusCode::CREATED, Json(answer_of(&stored))).into_response()),
+        // The same key committed by a concurrent request first: answer as it was answered.
+        (Err(StoreError::IdempotencyKeyTaken), Some(key)) => {
+            match state.levels.store().idempotent_play(key).await? {
+                Some(first) => replayed(first, &fingerprint),
+                None => Err(ApiError::Internal("an idempotency key vanished".into())),
+            }
+        }
+        (Err(error), _) => {
+            crate::metrics::db_error("play_write");
+            Err(error.into())
+        }
     }
-    answer["solved_claimed"] = json!(report.solved);
-    answer["verified"] = json!(report.solved == (outcome.status == Status::Won));
-    Ok((StatusCode::CREATED, Json(answer)).into_response())
+}
+
+/// The `Idempotency-Key` header, if sent: 1 to 255 visible ASCII characters.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+    let Some(value) = headers.get(IDEMPOTENCY_KEY) else {
+        return Ok(None);
+    };
+    value
+        .to_str()
+        .ok()
+        .filter(|k| (1..=255).contains(&k.len()) && k.bytes().all(|b| b.is_ascii_graphic()))
+        .map(Some)
+        .ok_or_else(|| {
+            ApiError::BadRequest(
+                "`Idempotency-Key` must be 1 to 255 visible ASCII characters".into(),
+            )
+        })
+}
+
+/// What makes two plays the same request: the level they name and the exact body.
+fn request_fingerprint(
+    (difficulty, seed): &(String, String),
+    game: Option<&str>,
+    body: &[u8],
+) -> String {
+    let mut request = format!("{}/{difficulty}/{seed}\n", game.unwrap_or("")).into_bytes();
+    request.extend_from_slice(body);
+    strong_etag(&request)
+}
+
+/// The first answer to an idempotency key, or 422 when the key came with another request.
+fn replayed(first: IdempotentPlay, fingerprint: &str) -> Result<Response, ApiError> {
+    if first.fingerprint != fingerprint {
+        return Err(ApiError::Unprocessable {
+            detail: "this Idempotency-Key was used for a different play".into(),
+            rule: "play.idempotency_key_reused",
+        });
+    }
+    let mut response = (
+        StatusCode::CREATED,
+        [(header::CONTENT_TYPE, "application/json")],
+        first.answer,
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    Ok(response)
 }
 
 /// A rating's move in a play, rounded to tenths for people.
@@ -167,15 +265,22 @@ impl<'a> PlayReport<'a> {
             None | Some(Value::Null) => None,
             Some(t) => Some(
                 t.as_u64()
-                    .ok_or_else(|| bad("`time_ms` must be a whole number of milliseconds"))?,
+                    .filter(|&t| i64::try_from(t).is_ok())
+                    .ok_or_else(|| {
+                        bad("`time_ms` must be a whole number of milliseconds up to 2^63 - 1")
+                    })?,
             ),
         };
+        // Empty would rate every anonymous player as one; control bytes (NUL) are not text
+        // PostgreSQL can store.
         let client = match body.get("client") {
             None | Some(Value::Null) => None,
             Some(c) => Some(
                 c.as_str()
-                    .filter(|c| c.len() <= 128)
-                    .ok_or_else(|| bad("`client` must be a string of at most 128 bytes"))?,
+                    .filter(|c| (1..=128).contains(&c.len()) && !c.chars().any(char::is_control))
+                    .ok_or_else(|| {
+                        bad("`client` must be 1 to 128 bytes of text without control characters")
+                    })?,
             ),
         };
         Ok(PlayReport {

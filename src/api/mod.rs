@@ -34,6 +34,9 @@ pub struct AppState {
     pub default_game: &'static dyn Game,
     /// States one `POST /verify` may expand.
     pub verify_max_states: u64,
+    /// Per-client limits on `POST /verify` and on plays; `None`: unlimited.
+    pub verify_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
+    pub play_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
     /// The overload layers' settings.
     pub limits: HttpLimits,
     /// Whether `X-Forwarded-For` names the client (behind a trusted proxy only).
@@ -91,16 +94,19 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Global in-flight limit (shedding or queueing), then the whole-request deadline, both
-/// answering 503 problem+json with `Retry-After`. Written as one middleware over a shared
-/// semaphore: `Router::layer` wraps every route separately, and tower's load-shed and
-/// concurrency layers queued instead of shedding there.
+/// Reads the whole body first (bounded in size and time, and outside the in-flight slot,
+/// so that slow uploads cannot starve other requests), then the global in-flight limit
+/// (shedding or queueing), then the whole-request deadline, all answering problem+json.
+/// Written as one middleware over a shared semaphore: `Router::layer` wraps every route
+/// separately, and tower's load-shed and concurrency layers queued instead of shedding
+/// there.
 fn overload_layers(routes: Router<AppState>, limits: &HttpLimits) -> Router<AppState> {
     let guard = Arc::new(Overload {
         slots: (limits.max_in_flight > 0)
             .then(|| Arc::new(tokio::sync::Semaphore::new(limits.max_in_flight))),
         load_shed: limits.load_shed,
         timeout: limits.request_timeout,
+        body_timeout: limits.body_read_timeout,
     });
     routes.layer(axum::middleware::from_fn(move |request, next| {
         let guard = guard.clone();
@@ -112,11 +118,16 @@ struct Overload {
     slots: Option<Arc<tokio::sync::Semaphore>>,
     load_shed: bool,
     timeout: Duration,
+    body_timeout: Duration,
 }
 
 impl Overload {
     async fn run(&self, request: axum::extract::Request, next: axum::middleware::Next) -> Response {
         let deadline = tokio::time::Instant::now() + self.timeout;
+        let request = match self.read_body(request, deadline).await {
+            Ok(request) => request,
+            Err(refusal) => return refusal,
+        };
         let _permit = match &self.slots {
             None => None,
             Some(slots) if self.load_shed => match slots.clone().try_acquire_owned() {
@@ -134,6 +145,60 @@ impl Overload {
             .await
             .unwrap_or_else(|_| refused("timeout"))
     }
+
+    /// The request with its body in memory: 413 at once when the declared length is over
+    /// [`BODY_LIMIT`], 408 when the body does not arrive within the body read timeout.
+    /// Both close the connection, since the rest of the body is never read.
+    async fn read_body(
+        &self,
+        request: axum::extract::Request,
+        deadline: tokio::time::Instant,
+    ) -> Result<axum::extract::Request, Response> {
+        use http_body_util::{BodyExt, LengthLimitError, Limited};
+        let declared = request
+            .headers()
+            .get(axum::http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > BODY_LIMIT as u64) {
+            return Err(closing(too_large()));
+        }
+        let (parts, body) = request.into_parts();
+        let body_deadline = deadline.min(tokio::time::Instant::now() + self.body_timeout);
+        let read = Limited::new(body, BODY_LIMIT).collect();
+        let bytes = match tokio::time::timeout_at(body_deadline, read).await {
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(error)) if error.is::<LengthLimitError>() => return Err(closing(too_large())),
+            Ok(Err(error)) => {
+                return Err(closing(
+                    ApiError::BadRequest(format!("the body could not be read: {error}"))
+                        .into_response(),
+                ));
+            }
+            Err(_) if body_deadline == deadline => return Err(closing(refused("timeout"))),
+            Err(_) => {
+                crate::metrics::refused("body_timeout");
+                return Err(closing(ApiError::RequestTimeout.into_response()));
+            }
+        };
+        Ok(axum::extract::Request::from_parts(
+            parts,
+            axum::body::Body::from(bytes),
+        ))
+    }
+}
+
+fn too_large() -> Response {
+    ApiError::PayloadTooLarge(format!("the body is larger than {BODY_LIMIT} bytes")).into_response()
+}
+
+/// `response`, telling the client (and hyper) that the connection closes after it.
+fn closing(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
+    response
 }
 
 /// A request the overload guard turns away, as a problem.
@@ -154,5 +219,20 @@ fn refused(reason: &'static str) -> Response {
     .into_response()
 }
 
-/// How long a graceful shutdown waits for in-flight requests.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+/// Takes one unit of `client`'s budget on `limiter` (none: unlimited), or 429.
+pub(crate) fn rate_limit(
+    limiter: Option<&crate::ratelimit::RateLimiter>,
+    client: Option<std::net::IpAddr>,
+    what: &str,
+) -> Result<(), ApiError> {
+    let (Some(limiter), Some(client)) = (limiter, client) else {
+        return Ok(());
+    };
+    limiter.check(client).map_err(|wait| {
+        crate::metrics::refused("rate_limited");
+        ApiError::TooManyRequests {
+            detail: format!("too many {what} from this client; next one in {wait:?}"),
+            retry_after_s: u32::try_from(wait.as_secs() + 1).unwrap_or(u32::MAX),
+        }
+    })
+}

@@ -6,6 +6,7 @@ use std::net::{IpAddr, SocketAddr};
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
 use levelforge_games::{Difficulty, Game, registry};
 use serde::Deserialize;
 use serde_json::Value;
@@ -67,12 +68,21 @@ pub fn difficulty(text: &str) -> Result<Difficulty, ApiError> {
     text.parse().map_err(ApiError::NotFound)
 }
 
+/// A seed in its one canonical spelling (digits only, no leading zero), so that a cache
+/// in front never holds one level under many URLs (`+1`, `01`, `%2B1`).
 pub fn seed(text: &str) -> Result<u64, ApiError> {
-    text.parse().map_err(|_| {
+    let bad = || {
         ApiError::BadRequest(format!(
-            "seed `{text}` is not a decimal number from 0 to 18446744073709551615"
+            "seed `{text}` is not a decimal number from 0 to 18446744073709551615 \
+             written without sign or leading zeros"
         ))
-    })
+    };
+    let canonical =
+        text.bytes().all(|b| b.is_ascii_digit()) && !(text.len() > 1 && text.starts_with('0'));
+    if !canonical {
+        return Err(bad());
+    }
+    text.parse().map_err(|_| bad())
 }
 
 pub fn level_key(
@@ -90,16 +100,94 @@ pub fn level_key(
     Ok((game, key))
 }
 
-/// A JSON object body.
+/// A JSON object body sent as JSON: 415 without a JSON `Content-Type`.
+pub fn json_body(headers: &HeaderMap, body: &Bytes) -> Result<Value, ApiError> {
+    let media_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase());
+    let is_json = media_type.is_some_and(|t| {
+        t == "application/json" || (t.starts_with("application/") && t.ends_with("+json"))
+    });
+    if !is_json {
+        return Err(ApiError::UnsupportedMediaType);
+    }
+    json_object(body)
+}
+
+/// A JSON object; duplicate keys at any depth are refused (serde_json keeps the last).
 pub fn json_object(body: &Bytes) -> Result<Value, ApiError> {
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::BadRequest(format!("the body is not JSON: {e}")))?;
+    let value: Value = serde_json::from_slice::<NoDuplicateKeys>(body)
+        .map_err(|e| ApiError::BadRequest(format!("the body is not JSON: {e}")))?
+        .0;
     if !value.is_object() {
         return Err(ApiError::BadRequest(
             "the body must be a JSON object".into(),
         ));
     }
     Ok(value)
+}
+
+/// A JSON value whose objects have no repeated key. Hand-written: serde_json has no such
+/// option for an untyped `Value`, and no well-kept crate adds it.
+struct NoDuplicateKeys(Value);
+
+impl<'de> Deserialize<'de> for NoDuplicateKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NoDuplicateKeysVisitor)
+    }
+}
+
+struct NoDuplicateKeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NoDuplicateKeysVisitor {
+    type Value = NoDuplicateKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys(Value::Null))
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys(Value::Bool(v)))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys(
+            serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
+        ))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys(Value::String(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys(Value::String(v)))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(NoDuplicateKeys(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(NoDuplicateKeys(Value::Array(items)))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!("duplicate key `{key}`")));
+            }
+            let NoDuplicateKeys(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(NoDuplicateKeys(Value::Object(object)))
+    }
 }
 
 #[cfg(test)]
@@ -115,6 +203,40 @@ mod tests {
             Err(ApiError::BadRequest(_))
         ));
         assert_eq!(seed("18446744073709551615").unwrap(), u64::MAX);
+        assert_eq!(seed("0").unwrap(), 0);
+        for spelling in ["+1", "007", "00", "0001", " 1", "1 ", ""] {
+            assert!(
+                matches!(seed(spelling), Err(ApiError::BadRequest(_))),
+                "{spelling}"
+            );
+        }
+        assert!(matches!(
+            json_object(&Bytes::from_static(br#"{"a": 1, "b": {"c": 1, "c": 2}}"#)),
+            Err(ApiError::BadRequest(_))
+        ));
+        assert_eq!(
+            json_object(&Bytes::from_static(
+                br#"{"a": [1.5, null, "x", {"b": true}]}"#
+            ))
+            .unwrap(),
+            serde_json::json!({"a": [1.5, null, "x", {"b": true}]})
+        );
+        let mut headers = HeaderMap::new();
+        let body = Bytes::from_static(b"{}");
+        assert!(matches!(
+            json_body(&headers, &body),
+            Err(ApiError::UnsupportedMediaType)
+        ));
+        for (media_type, ok) in [
+            ("application/json", true),
+            ("Application/JSON; charset=utf-8", true),
+            ("application/problem+json", true),
+            ("text/plain", false),
+            ("application/x-www-form-urlencoded", false),
+        ] {
+            headers.insert(header::CONTENT_TYPE, media_type.parse().unwrap());
+            assert_eq!(json_body(&headers, &body).is_ok(), ok, "{media_type}");
+        }
         assert!(matches!(difficulty("insane"), Err(ApiError::NotFound(_))));
         assert!(matches!(
             game(Some("chess"), fruit),

@@ -16,6 +16,10 @@ pub enum ApiError {
     NotFound(String),
     MethodNotAllowed,
     PayloadTooLarge(String),
+    /// The body did not arrive within the body read timeout.
+    RequestTimeout,
+    /// A POST body not declared as JSON.
+    UnsupportedMediaType,
     /// A well-formed level or move list that breaks a rule; `rule` is its stable id.
     Unprocessable {
         detail: String,
@@ -41,6 +45,10 @@ impl ApiError {
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
             ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed"),
             ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large"),
+            ApiError::RequestTimeout => (StatusCode::REQUEST_TIMEOUT, "request-timeout"),
+            ApiError::UnsupportedMediaType => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type")
+            }
             ApiError::Unprocessable { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "rule-violation"),
             ApiError::Unavailable { .. } => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             ApiError::TooManyRequests { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate-limited"),
@@ -55,6 +63,10 @@ impl ApiError {
             | ApiError::PayloadTooLarge(d)
             | ApiError::Internal(d) => d.clone(),
             ApiError::MethodNotAllowed => "this route does not take that method".into(),
+            ApiError::RequestTimeout => "the request body did not arrive in time".into(),
+            ApiError::UnsupportedMediaType => {
+                "the body must be sent with `Content-Type: application/json`".into()
+            }
             ApiError::Unprocessable { detail, .. }
             | ApiError::Unavailable { detail, .. }
             | ApiError::TooManyRequests { detail, .. } => detail.clone(),
@@ -129,12 +141,16 @@ impl From<GameError> for ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
-            StoreError::Unavailable(_) => ApiError::Unavailable {
-                detail: e.to_string(),
-                retry_after_s: 2,
-            },
+            // The driver's text says nothing a client can use, and may say too much.
+            StoreError::Unavailable(error) => {
+                tracing::warn!(%error, "database unavailable");
+                ApiError::Unavailable {
+                    detail: "the database is unavailable; try again shortly".into(),
+                    retry_after_s: 2,
+                }
+            }
             // The client cannot fix it and the SQL is ours: log it, answer plainly.
-            StoreError::Query(_) | StoreError::Migration(_) => {
+            StoreError::Query(_) | StoreError::Migration(_) | StoreError::IdempotencyKeyTaken => {
                 tracing::error!(error = %e, "database error");
                 ApiError::Internal("the database rejected the server's query".into())
             }

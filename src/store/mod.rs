@@ -43,6 +43,23 @@ pub struct NewPlay<'a> {
     pub moves_used: u32,
     pub time_ms: Option<u64>,
     pub client: Option<&'a str>,
+    /// With the client's `Idempotency-Key`: kept with the play, in its transaction.
+    pub idempotency: Option<Idempotency<'a>>,
+}
+
+/// An idempotency key, the fingerprint of its request and the answer to give a repeat.
+pub struct Idempotency<'a> {
+    pub key: &'a str,
+    pub fingerprint: &'a str,
+    /// The answer, built from what storing the play did.
+    pub answer: &'a (dyn Fn(&StoredPlay) -> String + Send + Sync),
+}
+
+/// The first request and answer of an idempotency key.
+#[derive(Clone, Debug)]
+pub struct IdempotentPlay {
+    pub fingerprint: String,
+    pub answer: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +72,9 @@ pub enum StoreError {
     Query(sqlx::Error),
     #[error("database migration failed: {0}")]
     Migration(#[from] sqlx::migrate::MigrateError),
+    /// A concurrent play with the same idempotency key committed first; nothing stored.
+    #[error("the idempotency key is taken")]
+    IdempotencyKeyTaken,
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -100,6 +120,8 @@ pub trait Store: Send + Sync {
     ) -> Result<String, StoreError>;
     /// Stores a play; a client's first play of a level also moves both ratings.
     async fn insert_play(&self, play: &NewPlay<'_>) -> Result<StoredPlay, StoreError>;
+    /// The play stored with an idempotency key, if any.
+    async fn idempotent_play(&self, key: &str) -> Result<Option<IdempotentPlay>, StoreError>;
     /// Whether the database answers.
     async fn ping(&self) -> Result<(), StoreError>;
     /// One page of stored levels in (par, seed, difficulty) order, after the cursor.

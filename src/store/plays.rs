@@ -10,7 +10,7 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 
 use super::sql::SqlStore;
-use super::{LevelKey, NewPlay, StoreError, seed_to_column};
+use super::{Idempotency, IdempotentPlay, LevelKey, NewPlay, StoreError, seed_to_column};
 use crate::rating::{RatedPlay, Rating, rate_play};
 
 /// What storing a play did.
@@ -46,8 +46,55 @@ impl SqlStore {
             None => None,
         };
         let id = insert(&mut tx, play, ratings.as_ref()).await?;
+        let stored = StoredPlay { id, ratings };
+        if let Some(idempotency) = &play.idempotency {
+            remember_answer(&mut tx, idempotency, &stored).await?;
+        }
         tx.commit().await?;
-        Ok(StoredPlay { id, ratings })
+        Ok(stored)
+    }
+
+    pub(super) async fn play_by_idempotency_key(
+        &self,
+        key: &str,
+    ) -> Result<Option<IdempotentPlay>, StoreError> {
+        let row = sqlx::query("SELECT fingerprint, answer FROM play_idempotency WHERE key = $1")
+            .bind(key)
+            .fetch_optional(self.pool())
+            .await?;
+        row.map(|row| {
+            Ok(IdempotentPlay {
+                fingerprint: row.try_get("fingerprint")?,
+                answer: row.try_get("answer")?,
+            })
+        })
+        .transpose()
+    }
+}
+
+/// Keeps the play's answer under its idempotency key, in the play's transaction: a
+/// repeat finds either both or neither. A key taken by a concurrent play rolls this one
+/// back.
+async fn remember_answer(
+    tx: &mut Transaction<'static, Any>,
+    idempotency: &Idempotency<'_>,
+    stored: &StoredPlay,
+) -> Result<(), StoreError> {
+    let inserted = sqlx::query(
+        "INSERT INTO play_idempotency (key, play_id, fingerprint, answer) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(idempotency.key)
+    .bind(stored.id)
+    .bind(idempotency.fingerprint)
+    .bind((idempotency.answer)(stored))
+    .execute(&mut **tx)
+    .await;
+    match inserted {
+        Ok(_) => Ok(()),
+        Err(sqlx::Error::Database(db)) if db.is_unique_violation() => {
+            Err(StoreError::IdempotencyKeyTaken)
+        }
+        Err(error) => Err(error.into()),
     }
 }
 

@@ -7,8 +7,8 @@ use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyPool, Executor, Row};
 
 use super::{
-    Browse, GroupStats, LevelKey, LevelSummary, NewLevel, NewPlay, StatsFilter, Store, StoreError,
-    StoredPlay, seed_to_column,
+    Browse, GroupStats, IdempotentPlay, LevelKey, LevelSummary, NewLevel, NewPlay, StatsFilter,
+    Store, StoreError, StoredPlay, seed_to_column,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,6 +133,10 @@ impl Store for SqlStore {
 
     async fn insert_play(&self, play: &NewPlay<'_>) -> Result<StoredPlay, StoreError> {
         self.record_play(play).await
+    }
+
+    async fn idempotent_play(&self, key: &str) -> Result<Option<IdempotentPlay>, StoreError> {
+        self.play_by_idempotency_key(key).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -49,9 +49,15 @@ on_both_backends!(
 );
 
 async fn start(backend: Backend) -> TestApp {
+    // The fixtures post far more plays from one address than a player would.
     TestApp::on(
         &TestDatabase::of(backend).await,
-        &["--gen-queue-wait-ms", "60000"],
+        &[
+            "--gen-queue-wait-ms",
+            "60000",
+            "--rate-limit-plays-per-min",
+            "0",
+        ],
     )
     .await
 }

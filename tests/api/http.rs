@@ -200,11 +200,19 @@ async fn bad_input_gets_clear_problems_never_5xx() {
     }
     let not_json = client()
         .post(app.url("/levels/easy/1/check"))
+        .header("Content-Type", "application/json")
         .body("moves=U")
         .send()
         .await
         .unwrap();
     assert_eq!(not_json.status(), StatusCode::BAD_REQUEST);
+    let form = client()
+        .post(app.url("/levels/easy/1/check"))
+        .body("moves=U")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(form.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
     let huge = format!("{{\"moves\": \"{}\"}}", "U".repeat(200_000));
     let too_big = client()
         .post(app.url("/levels/easy/1/check"))

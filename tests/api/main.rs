@@ -11,3 +11,4 @@ mod docs_links;
 mod helpers;
 mod http;
 mod ops;
+mod reliability;
