@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::core::{
@@ -60,8 +61,9 @@ pub struct Summary {
     pub solve_ms: u64,
     pub states: u64,
     pub solution_count: u64,
-    /// The full `metrics` object of the level.
-    pub metrics: Value,
+    /// The full `metrics` object of the level: the very bytes inside [`Generated::json`],
+    /// serialised once and stored as they are.
+    pub metrics: Box<RawValue>,
     /// Why earlier candidates were thrown away, by reason.
     pub rejections: BTreeMap<&'static str, u32>,
 }
@@ -230,7 +232,7 @@ fn judge<P: Puzzle>(
 
 /// The level document a key serves (its JSON Schema is the game's `Level` in the contract).
 #[derive(Serialize, JsonSchema)]
-pub(crate) struct LevelDocument<'a, L, S, M> {
+pub(crate) struct LevelDocument<'a, L, S, M: 'a> {
     /// The game's name.
     game: &'static str,
     difficulty: Difficulty,
@@ -245,7 +247,13 @@ pub(crate) struct LevelDocument<'a, L, S, M> {
     par: u32,
     /// One optimal solution, in the game's move format.
     solution: &'a S,
-    metrics: MetricsDocument<'a, M>,
+    /// Written verbatim: the same bytes as [`Summary::metrics`]; its schema is the typed
+    /// [`MetricsDocument`] those bytes were serialised from.
+    #[schemars(with = "MetricsDocument<'a, M>")]
+    metrics: &'a RawValue,
+    #[serde(skip)]
+    #[schemars(skip)]
+    metrics_type: PhantomData<M>,
 }
 
 /// A level's `metrics`: the pipeline's figures and the game's own beside them.
@@ -268,8 +276,22 @@ pub(crate) struct MetricsDocument<'a, M> {
 }
 
 impl<P: Puzzle> Accepted<P> {
-    /// The level JSON of docs/games.md, in a fixed field order.
-    pub fn to_json(&self, difficulty: Difficulty, seed: u64) -> String {
+    /// The level's `metrics` object, serialised once for the document and the store.
+    fn metrics_json(&self) -> Box<RawValue> {
+        serde_json::value::to_raw_value(&MetricsDocument {
+            attempts: self.attempts,
+            generate_ms: self.generate_ms,
+            solve_ms: self.solve_ms,
+            states: self.analysis.states,
+            solution_count: self.analysis.solution_count,
+            solution_count_cap: P::SOLUTION_COUNT_CAP,
+            extra: &self.analysis.extra,
+        })
+        .expect("metrics serialize")
+    }
+
+    /// The level JSON of docs/games.md, in a fixed field order, around its `metrics` object.
+    fn to_json(&self, difficulty: Difficulty, seed: u64, metrics: &RawValue) -> String {
         let solution = self
             .analysis
             .solution
@@ -283,15 +305,8 @@ impl<P: Puzzle> Accepted<P> {
             level: &self.level,
             par: self.par,
             solution,
-            metrics: MetricsDocument {
-                attempts: self.attempts,
-                generate_ms: self.generate_ms,
-                solve_ms: self.solve_ms,
-                states: self.analysis.states,
-                solution_count: self.analysis.solution_count,
-                solution_count_cap: P::SOLUTION_COUNT_CAP,
-                extra: &self.analysis.extra,
-            },
+            metrics,
+            metrics_type: PhantomData::<P::Metrics>,
         };
         serde_json::to_string(&document).expect("level documents serialize")
     }
@@ -350,8 +365,8 @@ impl<P: Puzzle> Game for Adapter<P> {
         stop: &Stop,
     ) -> Result<Generated, GenerateError> {
         let accepted = generate_level::<P>(difficulty, seed, stop)?;
-        let json = accepted.to_json(difficulty, seed);
-        let document: Value = serde_json::from_str(&json).expect("own JSON parses");
+        let metrics = accepted.metrics_json();
+        let json = accepted.to_json(difficulty, seed, &metrics);
         Ok(Generated {
             json,
             summary: Summary {
@@ -361,7 +376,7 @@ impl<P: Puzzle> Game for Adapter<P> {
                 solve_ms: accepted.solve_ms,
                 states: accepted.analysis.states,
                 solution_count: accepted.analysis.solution_count,
-                metrics: document["metrics"].clone(),
+                metrics,
                 rejections: accepted.rejections,
             },
         })
@@ -451,5 +466,27 @@ impl<P: Puzzle> Game for Adapter<P> {
 
     fn schemas(&self) -> BTreeMap<String, Value> {
         crate::contract::schemas::<P>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stored_metrics_are_the_documents_own_bytes() {
+        for game in crate::registry::all() {
+            let generated = game.generate(Difficulty::Easy, 1, &Stop::never()).unwrap();
+            let metrics = generated.summary.metrics.get();
+            assert!(metrics.starts_with("{\"attempts\":"), "{metrics}");
+            let document: Value = serde_json::from_str(&generated.json).unwrap();
+            let parsed: Value = serde_json::from_str(metrics).unwrap();
+            assert_eq!(document["metrics"], parsed, "{}", game.name());
+            assert!(
+                generated.json.contains(&format!("\"metrics\":{metrics}")),
+                "{}",
+                game.name()
+            );
+        }
     }
 }

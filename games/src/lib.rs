@@ -5,6 +5,7 @@
 
 pub mod contract;
 pub mod core;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod game;
 pub mod grid;
