@@ -306,7 +306,7 @@ pub fn respond(
 
 /// Per-request compression for dynamic answers (`/stats`, `/games`, browse): the same
 /// codings and size floor as the immutable bytes, at the codecs' fast default levels.
-pub fn dynamic() -> CompressionLayer<impl Predicate + Clone> {
+pub fn dynamic() -> CompressionLayer<impl Predicate> {
     CompressionLayer::new()
         .no_deflate()
         .quality(CompressionLevel::Default)
