@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use levelforge_games::{Difficulty, Game, Limits, Stop, registry};
 
+use crate::compression::Encoding;
 use crate::config::BenchArgs;
 
 /// The cold-generation targets of issue #9, in milliseconds.
@@ -35,6 +36,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         "game", "tier", "levels", "p50 ms", "p95 ms", "p99 ms", "max ms", "attempts", "max"
     );
     let mut misses = Vec::new();
+    let mut rows = Vec::new();
     for game in &games {
         for difficulty in Difficulty::ALL {
             let row = generation_row(*game, difficulty, seeds);
@@ -43,8 +45,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 misses.push(format!("{} {}", game.name(), difficulty));
             }
             std::io::stdout().flush()?;
+            rows.push(row);
         }
     }
+    println!();
+    compression_table(&rows);
     println!();
     println!("solver on each game's fixed heavy level (median of the runs)");
     println!(
@@ -86,6 +91,8 @@ struct GenerationRow {
     times: Vec<f64>,
     attempts: Vec<u32>,
     failures: u64,
+    /// The generated levels' JSON, for the compression table.
+    levels: Vec<String>,
 }
 
 fn generation_row(game: &'static dyn Game, difficulty: Difficulty, seeds: u64) -> GenerationRow {
@@ -95,13 +102,17 @@ fn generation_row(game: &'static dyn Game, difficulty: Difficulty, seeds: u64) -
         times: Vec::new(),
         attempts: Vec::new(),
         failures: 0,
+        levels: Vec::new(),
     };
     for seed in 1..=seeds {
         let started = Instant::now();
         let generated = game.generate(difficulty, seed, &Stop::never());
         row.times.push(started.elapsed().as_secs_f64() * 1000.0);
         match generated {
-            Ok(level) => row.attempts.push(level.summary.attempts),
+            Ok(level) => {
+                row.attempts.push(level.summary.attempts);
+                row.levels.push(level.json);
+            }
             Err(_) => row.failures += 1,
         }
     }
@@ -144,6 +155,65 @@ impl std::fmt::Display for GenerationRow {
             self.attempts.iter().max().copied().unwrap_or(0),
         )
     }
+}
+
+/// The first (cold) compression of each level as the server makes it, once per coding,
+/// median over the row's levels; then one pack of up to 100 of them, as
+/// `GET /levels/{tier}?count=100` serves it.
+fn compression_table(rows: &[GenerationRow]) {
+    println!(
+        "first compression of each level (median of the levels) and of a pack of up to 100; bytes and microseconds"
+    );
+    print!("{:<10} {:<7} {:>6} {:>7}", "game", "tier", "levels", "bytes");
+    for encoding in Encoding::COMPRESSED {
+        print!(" {:>6} {:>6}", encoding.token(), "us");
+    }
+    print!(" {:>7}", "pack B");
+    for encoding in Encoding::COMPRESSED {
+        print!(" {:>6} {:>7}", encoding.token(), "us");
+    }
+    println!();
+    for row in rows {
+        let median = |mut values: Vec<f64>| {
+            values.sort_by(f64::total_cmp);
+            values.get(values.len() / 2).copied().unwrap_or(0.0)
+        };
+        let sizes = row.levels.iter().map(|l| l.len() as f64).collect();
+        print!(
+            "{:<10} {:<7} {:>6} {:>7.0}",
+            row.game,
+            row.difficulty.as_str(),
+            row.levels.len(),
+            median(sizes)
+        );
+        for encoding in Encoding::COMPRESSED {
+            let (bytes, micros): (Vec<f64>, Vec<f64>) = row
+                .levels
+                .iter()
+                .map(|level| timed_compression(encoding, level.as_bytes()))
+                .unzip();
+            print!(" {:>6.0} {:>6.0}", median(bytes), median(micros));
+        }
+        let pack = format!(
+            "[{}]",
+            row.levels.iter().take(100).cloned().collect::<Vec<_>>().join(",")
+        );
+        print!(" {:>7}", pack.len());
+        for encoding in Encoding::COMPRESSED {
+            let (bytes, micros) = timed_compression(encoding, pack.as_bytes());
+            print!(" {bytes:>6.0} {micros:>7.0}");
+        }
+        println!();
+        let _ = std::io::stdout().flush();
+    }
+}
+
+/// Compressed size and microseconds of one compression, as the server makes it.
+fn timed_compression(encoding: Encoding, bytes: &[u8]) -> (f64, f64) {
+    let started = Instant::now();
+    let compressed = encoding.compress(bytes);
+    let micros = started.elapsed().as_secs_f64() * 1e6;
+    (compressed.len() as f64, micros)
 }
 
 /// The smallest value with at least `p` of the values at or below it (as `/stats`).
