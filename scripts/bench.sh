@@ -114,10 +114,15 @@ sed -e "s|@ROOT@|$work/nginx|g" -e "s|@PORT@|$NGINX_PORT|g" deploy/nginx-gzip-st
     > "$work/nginx/nginx.conf"
 /usr/sbin/nginx -p "$work/nginx" -e "$work/nginx/error.log" -c "$work/nginx/nginx.conf" &
 nginx=$!
+# nginx's workers run as nobody: let them read the level.
+chmod 755 "$work" "$work/nginx" "$work/nginx/www"
+chmod 644 "$work/nginx/www/"level.json*
 for _ in $(seq 50); do
     curl -fs "http://127.0.0.1:$NGINX_PORT/level.json" >/dev/null 2>&1 && break
     sleep 0.1
 done
+curl -fs -H 'Accept-Encoding: gzip' "http://127.0.0.1:$NGINX_PORT/level.json" \
+    | cmp - "$work/nginx/www/level.json.gz" || { cat "$work/nginx/error.log"; exit 1; }
 run warm_gzip "$CONNECTIONS" "$work/report.lua" "$BASE$WARM_PATH" -H 'Accept-Encoding: gzip'
 run nginx_gzip "$CONNECTIONS" "$work/report.lua" "http://127.0.0.1:$NGINX_PORT/level.json" \
     -H 'Accept-Encoding: gzip'

@@ -115,13 +115,19 @@ pub fn negotiate(request: &HeaderMap) -> Encoding {
             else {
                 continue; // a malformed q-value: ignore the item, as if absent
             };
-            let slot = match token.to_ascii_lowercase().as_str() {
-                "br" => &mut named[0],
-                "zstd" => &mut named[1],
-                "gzip" | "x-gzip" => &mut named[2],
-                "identity" => &mut identity,
-                "*" => &mut wildcard,
-                _ => continue,
+            let is = |name: &str| token.eq_ignore_ascii_case(name);
+            let slot = if is("br") {
+                &mut named[0]
+            } else if is("zstd") {
+                &mut named[1]
+            } else if is("gzip") || is("x-gzip") {
+                &mut named[2]
+            } else if is("identity") {
+                &mut identity
+            } else if token == "*" {
+                &mut wildcard
+            } else {
+                continue;
             };
             *slot = Some(slot.map_or(q, |old: u16| old.max(q)));
         }
