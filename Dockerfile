@@ -28,7 +28,7 @@ ENV BIND=0.0.0.0:8080 \
     LOG_FORMAT=json \
     RUST_LOG=info
 EXPOSE 8080
-# distroless nonroot, by number so that hosts and Kubernetes can check runAsNonRoot.
+# distroless's `nonroot` user, by number so that the host can resolve it.
 USER 65532:65532
 HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
     CMD ["/usr/local/bin/levelforge", "healthcheck"]

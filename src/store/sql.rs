@@ -122,7 +122,7 @@ impl Store for SqlStore {
         .bind(s.solve_ms as i64)
         .bind(s.states as i64)
         .bind(s.solution_count as i64)
-        .bind(s.metrics.to_string())
+        .bind(s.metrics.get())
         .bind(level.json)
         .execute(&self.pool)
         .await?;

@@ -1,16 +1,14 @@
 //! The origin behind a real shared cache: Debian's nginx with `proxy_cache`, configured by
 //! the repository's deploy/nginx-cache.conf, in front of the real server. Ignored (reported
-//! as such) where nginx is not installed: `apt-get install -y nginx`.
-#![cfg_attr(not(nginx), allow(dead_code, unused_imports))]
-
-mod common;
+//! as such) without the `test-nginx` feature, which needs `apt-get install -y nginx`.
+#![cfg_attr(not(feature = "test-nginx"), allow(dead_code, unused_imports))]
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::Duration;
 
-use common::Server;
+use crate::helpers::{self, TestApp};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::json;
@@ -148,7 +146,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 /// A GET with `Accept-Encoding: coding` (none for identity): status, headers, and the
 /// body decoded from its `Content-Encoding`.
 async fn get(url: &str, coding: &str) -> (StatusCode, HeaderMap, Vec<u8>) {
-    let mut request = common::client().get(url);
+    let mut request = helpers::client().get(url);
     if coding != "identity" {
         request = request.header("accept-encoding", coding);
     }
@@ -178,9 +176,12 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {
 }
 
 #[tokio::test]
-#[cfg_attr(not(nginx), ignore = "needs Debian's nginx: apt-get install -y nginx")]
+#[cfg_attr(
+    not(feature = "test-nginx"),
+    ignore = "needs Debian's nginx (apt-get install -y nginx) and --features test-nginx"
+)]
 async fn levels_come_from_the_origin_once_per_coding_then_from_the_cache() {
-    let origin = Server::start(&common::sqlite_url(), &[]).await;
+    let origin = TestApp::spawn().await;
     let cache = Cache::start(&origin.base);
     // Large enough to be compressed (a fruit level is ~400 B, a hashi expert ~1.2 KB).
     let paths = [
@@ -222,9 +223,12 @@ async fn levels_come_from_the_origin_once_per_coding_then_from_the_cache() {
 }
 
 #[tokio::test]
-#[cfg_attr(not(nginx), ignore = "needs Debian's nginx: apt-get install -y nginx")]
+#[cfg_attr(
+    not(feature = "test-nginx"),
+    ignore = "needs Debian's nginx (apt-get install -y nginx) and --features test-nginx"
+)]
 async fn dated_daily_levels_are_kept_and_the_undated_redirect_for_60_seconds() {
-    let origin = Server::start(&common::sqlite_url(), &[]).await;
+    let origin = TestApp::spawn().await;
     let cache = Cache::start(&origin.base);
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -253,11 +257,14 @@ async fn dated_daily_levels_are_kept_and_the_undated_redirect_for_60_seconds() {
 }
 
 #[tokio::test]
-#[cfg_attr(not(nginx), ignore = "needs Debian's nginx: apt-get install -y nginx")]
+#[cfg_attr(
+    not(feature = "test-nginx"),
+    ignore = "needs Debian's nginx (apt-get install -y nginx) and --features test-nginx"
+)]
 async fn designer_routes_and_posts_are_never_cached() {
-    let origin = Server::start(&common::sqlite_url(), &[]).await;
+    let origin = TestApp::spawn().await;
     let cache = Cache::start(&origin.base);
-    let client = common::client();
+    let client = helpers::client();
     // A stored level to browse and post against.
     let (status, _, level) = get(&cache.url("/levels/easy/1?game=fruit"), "gzip").await;
     assert_eq!(status, StatusCode::OK);

@@ -62,7 +62,6 @@ fn the_build_context_is_small_and_has_what_the_build_reads() {
     for needed in [
         "Cargo.toml",
         "Cargo.lock",
-        "build.rs",
         "src/main.rs",
         "src/lib.rs",
         "src/dashboard/index.html",
