@@ -245,10 +245,7 @@ fn compression_table(rows: &[GenerationRow]) {
     println!(
         "first compression of each level (median of the levels) and of a pack of up to 100; bytes and microseconds"
     );
-    print!(
-        "{:<10} {:<7} {:>6} {:>7}",
-        "game", "tier", "levels", "bytes"
-    );
+    print!("{:<18} {:>6} {:>7}", "game/tier", "levels", "bytes");
     for encoding in Encoding::COMPRESSED {
         print!(" {:>6} {:>6}", encoding.token(), "us");
     }
@@ -263,10 +260,10 @@ fn compression_table(rows: &[GenerationRow]) {
             values.get(values.len() / 2).copied().unwrap_or(0.0)
         };
         let sizes = row.levels.iter().map(|l| l.len() as f64).collect();
+        // One `game/tier` column: the generation table's rows start with `game tier`.
         print!(
-            "{:<10} {:<7} {:>6} {:>7.0}",
-            row.game,
-            row.difficulty.as_str(),
+            "{:<18} {:>6} {:>7.0}",
+            format!("{}/{}", row.game, row.difficulty.as_str()),
             row.levels.len(),
             median(sizes)
         );
