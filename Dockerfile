@@ -2,11 +2,13 @@
 # Multi-stage build: cargo-chef caches the dependency build in its own layer, the runtime
 # is distroless (no shell, no package manager) and runs as a non-root user.
 
-FROM rust:1.95-bookworm AS chef
-RUN cargo install cargo-chef --locked
+# The Rust release CI builds and tests with (tests/docker_context.rs compares them).
+FROM rust:1.95.0-bookworm AS chef
+RUN cargo install cargo-chef --locked --version 0.1.78
 WORKDIR /app
 
 FROM chef AS planner
+# The context is what .dockerignore lets through: sources and manifests only.
 COPY . .
 RUN cargo chef prepare --recipe-path recipe.json
 

@@ -3,14 +3,16 @@
 # game x tier, solver speed on fixed heavy levels), then the HTTP figures with wrk on
 # loopback against a release server on a temporary SQLite database: warm GET /levels
 # beside a same-sized body from memory (the ratio is the figure that matters), cold
-# levels with random seeds, and the server's peak memory.
+# levels with random seeds, and the server's peak memory. Then compression: bytes on the
+# wire per route and coding, and warm gzip throughput against Debian's nginx serving the
+# same level with `gzip_static` (deploy/nginx-gzip-static.conf), side by side.
 #
 #   scripts/bench.sh                 # about 3-4 minutes on 2 cores
 #   SEEDS=50 DURATION=5s scripts/bench.sh
 #
 # Settings (environment): SEEDS (200), DURATION (10s per wrk run), THREADS (2),
 # CONNECTIONS (64, warm runs), COLD_CONNECTIONS (8), WARM_PATH (/levels/hard/1?game=fruit),
-# PORT (18089). CARGO_TARGET_DIR is honoured.
+# PORT (18089), NGINX_PORT (18090). CARGO_TARGET_DIR is honoured.
 set -euo pipefail
 
 SEEDS=${SEEDS:-200}
@@ -20,16 +22,17 @@ CONNECTIONS=${CONNECTIONS:-64}
 COLD_CONNECTIONS=${COLD_CONNECTIONS:-8}
 WARM_PATH=${WARM_PATH:-/levels/hard/1?game=fruit}
 PORT=${PORT:-18089}
+NGINX_PORT=${NGINX_PORT:-18090}
 BASE="http://127.0.0.1:$PORT"
 
 cd "$(dirname "$0")/.."
 
-if ! command -v wrk >/dev/null; then
-    echo "wrk is missing: installing it with apt-get" >&2
+if ! command -v wrk >/dev/null || [ ! -x /usr/sbin/nginx ]; then
+    echo "wrk or nginx is missing: installing them with apt-get" >&2
     sudo_cmd=""
     [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
     $sudo_cmd apt-get update -qq
-    $sudo_cmd apt-get install -y -qq wrk
+    $sudo_cmd apt-get install -y -qq wrk nginx
 fi
 
 cargo build --release --bin levelforge
@@ -39,8 +42,10 @@ BIN="${CARGO_TARGET_DIR:-target}/release/levelforge"
 
 work=$(mktemp -d)
 server=""
+nginx=""
 cleanup() {
     if [ -n "$server" ]; then kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; fi
+    if [ -n "$nginx" ]; then kill "$nginx" 2>/dev/null && wait "$nginx" 2>/dev/null; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -87,7 +92,7 @@ curl -fs "$BASE$BASELINE_PATH" >/dev/null
 # run NAME CONNECTIONS SCRIPT URL: a wrk run, its RESULT line kept as "NAME <figures>".
 run() {
     local line
-    line=$(wrk -t"$THREADS" -c"$2" -d"$DURATION" --timeout 10s -s "$3" "$4" | grep '^RESULT')
+    line=$(wrk -t"$THREADS" -c"$2" -d"$DURATION" --timeout 10s -s "$3" "${@:5}" "$4" | grep '^RESULT')
     echo "$1 ${line#RESULT } $(cut -d' ' -f1 /proc/loadavg)" >> "$work/results"
 }
 memory() { awk -v k="$1:" '$1 == k { printf "%.1f", $2 / 1024 }' "/proc/$server/status"; }
@@ -96,9 +101,39 @@ run baseline "$CONNECTIONS" "$work/report.lua" "$BASE$BASELINE_PATH"
 run warm "$CONNECTIONS" "$work/report.lua" "$BASE$WARM_PATH"
 warm_hwm=$(memory VmHWM)
 run cold "$COLD_CONNECTIONS" "$work/cold.lua" "$BASE/"
+
 hwm=$(memory VmHWM)
 rss=$(memory VmRSS)
 levels=$(grep -c 'generated level' "$work/server.log" || true)
+
+# Compression: the same level from nginx gzip_static (the .gz the server itself sends).
+mkdir -p "$work/nginx/www"
+curl -fs "$BASE$WARM_PATH" -o "$work/nginx/www/level.json"
+curl -fs -H 'Accept-Encoding: gzip' "$BASE$WARM_PATH" -o "$work/nginx/www/level.json.gz"
+sed -e "s|@ROOT@|$work/nginx|g" -e "s|@PORT@|$NGINX_PORT|g" deploy/nginx-gzip-static.conf \
+    > "$work/nginx/nginx.conf"
+/usr/sbin/nginx -p "$work/nginx" -e "$work/nginx/error.log" -c "$work/nginx/nginx.conf" &
+nginx=$!
+# nginx's workers run as nobody: let them read the level.
+chmod 755 "$work" "$work/nginx" "$work/nginx/www"
+chmod 644 "$work/nginx/www/"level.json*
+for _ in $(seq 50); do
+    curl -fs "http://127.0.0.1:$NGINX_PORT/level.json" >/dev/null 2>&1 && break
+    sleep 0.1
+done
+curl -fs -H 'Accept-Encoding: gzip' "http://127.0.0.1:$NGINX_PORT/level.json" \
+    | cmp - "$work/nginx/www/level.json.gz" || { cat "$work/nginx/error.log"; exit 1; }
+run warm_gzip "$CONNECTIONS" "$work/report.lua" "$BASE$WARM_PATH" -H 'Accept-Encoding: gzip'
+run nginx_gzip "$CONNECTIONS" "$work/report.lua" "http://127.0.0.1:$NGINX_PORT/level.json" \
+    -H 'Accept-Encoding: gzip'
+run nginx_identity "$CONNECTIONS" "$work/report.lua" "http://127.0.0.1:$NGINX_PORT/level.json"
+gz_size=$(stat -c %s "$work/nginx/www/level.json.gz")
+
+# Bytes on the wire per route and coding (bodies only; the headers are the same ~250 B).
+daily=$(curl -fs -o /dev/null -w '%{redirect_url}' "$BASE/levels/daily?game=hashi")
+wire_routes=("$WARM_PATH" "/levels/expert/1?game=hashi" "/levels/expert?game=tetropica&from=1&count=100"
+    "${daily#"$BASE"}" "/levels/hard/1/preview.svg?game=fruit" "/levels?game=tetropica"
+    "/stats" "/stats?format=csv" "/games" "/" "/dashboard/app.js" "/dashboard/style.css")
 
 echo
 echo "HTTP on loopback: wrk -t$THREADS, $DURATION per run, release server, SQLite, RATE_LIMIT_COLD_PER_MIN=0"
@@ -108,6 +143,9 @@ while read -r name rps p50 p99 non2xx errors load; do
         warm) label="warm GET $WARM_PATH ($size B)"; conns=$CONNECTIONS ;;
         baseline) label="baseline GET $BASELINE_PATH"; conns=$CONNECTIONS ;;
         cold) label="cold GET random game/tier/seed"; conns=$COLD_CONNECTIONS ;;
+        warm_gzip) label="warm GET level, gzip ($gz_size B)"; conns=$CONNECTIONS ;;
+        nginx_gzip) label="nginx gzip_static, same .gz"; conns=$CONNECTIONS ;;
+        nginx_identity) label="nginx, same level uncompressed"; conns=$CONNECTIONS ;;
     esac
     printf '%-44s %6s %11s %9s %9s %8s %7s %6s\n' "$label" "$conns" "$rps" "$p50" "$p99" "$non2xx" "$errors" "$load"
 done < "$work/results"
@@ -115,6 +153,20 @@ warm_rps=$(awk '$1 == "warm" { print $2 }' "$work/results")
 base_rps=$(awk '$1 == "baseline" { print $2 }' "$work/results")
 awk -v w="$warm_rps" -v b="$base_rps" 'BEGIN {
     r = w / b; printf "warm / baseline throughput: %.2f (target >= 0.7: %s)\n", r, r >= 0.7 ? "ok" : "MISSED" }'
+gzip_rps=$(awk '$1 == "warm_gzip" { print $2 }' "$work/results")
+nginx_rps=$(awk '$1 == "nginx_gzip" { print $2 }' "$work/results")
+awk -v w="$gzip_rps" -v n="$nginx_rps" 'BEGIN {
+    r = w / n; printf "warm gzip / nginx gzip_static throughput: %.2f (target >= 1: %s)\n", r, r >= 1 ? "ok" : "MISSED" }'
+echo
+echo "bytes on the wire (body) per route and Accept-Encoding"
+printf '%-52s %8s %7s %7s %7s\n' route identity gzip br zstd
+for route in "${wire_routes[@]}"; do
+    printf '%-52s' "$route"
+    for coding in identity gzip br zstd; do
+        printf ' %7s' "$(curl -fs -o /dev/null -H "Accept-Encoding: $coding" -w '%{size_download}' "$BASE$route")"
+    done
+    echo
+done
 echo "levels generated by the cold run (and stored): $((levels - 1))"
 awk -v w="$warm_hwm" -v h="$hwm" -v r="$rss" 'BEGIN {
     printf "memory: VmHWM %s MB after the warm runs, %s MB after the cold run; VmRSS %s MB (target < 200 MB: %s)\n",

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use levelforge_games::{Difficulty, Game, Generated, Limits, Stop, registry};
 use serde_json::Value;
 
+use crate::compression::Encoding;
 use crate::config::BenchArgs;
 
 /// The cold-generation targets (docs/benchmarks.md), in milliseconds.
@@ -62,6 +63,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         }
     }
     println!();
+    compression_table(&rows);
+    println!();
     println!("solver on each game's fixed heavy level (median of the runs)");
     println!(
         "{:<10} {:>8} {:>10} {:>5} {:>10} {:>12}",
@@ -109,6 +112,8 @@ struct GenerationRow {
     rejections: BTreeMap<&'static str, u64>,
     /// Per key metric: the sum of its numeric values (booleans as 0 or 1) and their count.
     metrics: Vec<(&'static str, f64, u64)>,
+    /// The generated levels' JSON, for the compression table.
+    levels: Vec<String>,
 }
 
 fn generation_row(game: &'static dyn Game, difficulty: Difficulty, seeds: u64) -> GenerationRow {
@@ -122,6 +127,7 @@ fn generation_row(game: &'static dyn Game, difficulty: Difficulty, seeds: u64) -
         states: Vec::new(),
         rejections: BTreeMap::new(),
         metrics: game.key_metrics().iter().map(|&m| (m, 0.0, 0)).collect(),
+        levels: Vec::new(),
     };
     for seed in 1..=seeds {
         let started = Instant::now();
@@ -142,6 +148,7 @@ impl GenerationRow {
     fn record(&mut self, level: &Generated) {
         let summary = &level.summary;
         self.attempts.push(summary.attempts);
+        self.levels.push(level.json.clone());
         self.pars.push(summary.par);
         self.states.push(summary.states);
         for (&why, &count) in &summary.rejections {
@@ -229,6 +236,70 @@ impl std::fmt::Display for GenerationRow {
             self.attempts.iter().max().copied().unwrap_or(0),
         )
     }
+}
+
+/// The first (cold) compression of each level as the server makes it, once per coding,
+/// median over the row's levels; then one pack of up to 100 of them, as
+/// `GET /levels/{tier}?count=100` serves it.
+fn compression_table(rows: &[GenerationRow]) {
+    println!(
+        "first compression of each level (median of the levels) and of a pack of up to 100; bytes and microseconds"
+    );
+    print!("{:<18} {:>6} {:>7}", "game/tier", "levels", "bytes");
+    for encoding in Encoding::COMPRESSED {
+        print!(" {:>6} {:>6}", encoding.token(), "us");
+    }
+    print!(" {:>7}", "pack B");
+    for encoding in Encoding::COMPRESSED {
+        print!(" {:>6} {:>7}", encoding.token(), "us");
+    }
+    println!();
+    for row in rows {
+        let median = |mut values: Vec<f64>| {
+            values.sort_by(f64::total_cmp);
+            values.get(values.len() / 2).copied().unwrap_or(0.0)
+        };
+        let sizes = row.levels.iter().map(|l| l.len() as f64).collect();
+        // One `game/tier` column: the generation table's rows start with `game tier`.
+        print!(
+            "{:<18} {:>6} {:>7.0}",
+            format!("{}/{}", row.game, row.difficulty.as_str()),
+            row.levels.len(),
+            median(sizes)
+        );
+        for encoding in Encoding::COMPRESSED {
+            let (bytes, micros): (Vec<f64>, Vec<f64>) = row
+                .levels
+                .iter()
+                .map(|level| timed_compression(encoding, level.as_bytes()))
+                .unzip();
+            print!(" {:>6.0} {:>6.0}", median(bytes), median(micros));
+        }
+        let pack = format!(
+            "[{}]",
+            row.levels
+                .iter()
+                .take(100)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        print!(" {:>7}", pack.len());
+        for encoding in Encoding::COMPRESSED {
+            let (bytes, micros) = timed_compression(encoding, pack.as_bytes());
+            print!(" {bytes:>6.0} {micros:>7.0}");
+        }
+        println!();
+        let _ = std::io::stdout().flush();
+    }
+}
+
+/// Compressed size and microseconds of one compression, as the server makes it.
+fn timed_compression(encoding: Encoding, bytes: &[u8]) -> (f64, f64) {
+    let started = Instant::now();
+    let compressed = encoding.compress(bytes);
+    let micros = started.elapsed().as_secs_f64() * 1e6;
+    (compressed.len() as f64, micros)
 }
 
 /// The smallest value with at least `p` of the values at or below it (as `/stats`).

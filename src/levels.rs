@@ -12,45 +12,68 @@ use moka::future::Cache;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
+use crate::compression::Variants;
 use crate::ratelimit::RateLimiter;
 use crate::store::{LevelKey, NewLevel, Store, StoreError};
 
-/// A level as served: its stored bytes and a strong validator.
+/// A level as served: its stored bytes in every coding, and its previews once drawn.
 pub struct ServedLevel {
-    pub json: Bytes,
-    pub etag: String,
+    pub body: Variants,
     /// False when the database could not take it; such a level is not kept in memory.
     pub stored: bool,
     /// What storing an unstored level later needs: its game version and summary.
     unstored: Option<(u32, Summary)>,
     document: OnceLock<Value>,
+    /// The SVG previews, without and with the solution, drawn on first request.
+    previews: [OnceLock<Variants>; 2],
 }
 
 impl ServedLevel {
     fn new(json: String, stored: bool) -> ServedLevel {
         ServedLevel {
-            etag: strong_etag(json.as_bytes()),
-            json: Bytes::from(json),
+            body: Variants::new(json),
             stored,
             unstored: None,
             document: OnceLock::new(),
+            previews: Default::default(),
         }
+    }
+
+    /// The stored JSON bytes.
+    pub fn json(&self) -> &Bytes {
+        self.body.bytes()
     }
 
     /// The parsed level, for replays and previews.
     pub fn document(&self) -> &Value {
         self.document
-            .get_or_init(|| serde_json::from_slice(&self.json).expect("stored levels are JSON"))
+            .get_or_init(|| serde_json::from_slice(self.json()).expect("stored levels are JSON"))
+    }
+
+    /// The preview (with or without the solution), drawn by `draw` the first time only.
+    pub fn preview<E>(
+        &self,
+        solution: bool,
+        draw: impl FnOnce(&Value) -> Result<String, E>,
+    ) -> Result<&Variants, E> {
+        let cell = &self.previews[usize::from(solution)];
+        if let Some(preview) = cell.get() {
+            return Ok(preview);
+        }
+        let drawn = Variants::new(draw(self.document())?);
+        Ok(cell.get_or_init(|| drawn))
     }
 }
 
-/// A strong ETag: 64-bit FNV-1a of the exact bytes (stable across builds and replicas).
-pub fn strong_etag(bytes: &[u8]) -> String {
-    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    format!("\"{hash:016x}\"")
+/// A pack: `count` consecutive seeds from `first`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PackKey {
+    pub first: LevelKey,
+    pub count: u64,
 }
+
+/// Bytes of packs kept in memory (a pack of 100 expert levels is about 75 KB).
+const PACK_CACHE_BYTES: u64 = 32 * 1024 * 1024;
 
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum LevelError {
@@ -79,6 +102,8 @@ pub struct Bounds {
 pub struct LevelService {
     store: Arc<dyn Store>,
     cache: Cache<LevelKey, Arc<ServedLevel>>,
+    /// Packs as served, so that their codings are made once too.
+    packs: Cache<PackKey, Arc<Variants>>,
     slots: Arc<Semaphore>,
     /// Verifications' own pool, so that they never hold every generation slot.
     verify_slots: Arc<Semaphore>,
@@ -92,6 +117,13 @@ impl LevelService {
         LevelService {
             store,
             cache: Cache::builder().max_capacity(cache_capacity).build(),
+            packs: Cache::builder()
+                .max_capacity(PACK_CACHE_BYTES)
+                // Room for the compressed forms too, which come later and add about half.
+                .weigher(|_, pack: &Arc<Variants>| {
+                    u32::try_from(pack.bytes().len() * 3 / 2).unwrap_or(u32::MAX)
+                })
+                .build(),
             slots: Arc::new(Semaphore::new(bounds.concurrency)),
             verify_slots: Arc::new(Semaphore::new(1)),
             bounds,
@@ -113,6 +145,34 @@ impl LevelService {
 
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
+    }
+
+    /// The JSON array of the levels `fetch` gets, from memory when this pack was served
+    /// before. Kept only when every level in it is stored.
+    pub async fn pack(
+        &self,
+        key: PackKey,
+        fetch: impl Future<Output = Result<Vec<Arc<ServedLevel>>, LevelError>>,
+    ) -> Result<Arc<Variants>, LevelError> {
+        if let Some(pack) = self.packs.get(&key).await {
+            return Ok(pack);
+        }
+        let levels = fetch.await?;
+        let mut body =
+            Vec::with_capacity(levels.iter().map(|l| l.json().len() + 1).sum::<usize>() + 2);
+        body.push(b'[');
+        for (i, level) in levels.iter().enumerate() {
+            if i > 0 {
+                body.push(b',');
+            }
+            body.extend_from_slice(level.json());
+        }
+        body.push(b']');
+        let pack = Arc::new(Variants::new(body));
+        if levels.iter().all(|l| l.stored) {
+            self.packs.insert(key, pack.clone()).await;
+        }
+        Ok(pack)
     }
 
     /// The level of a key: from memory, else from the store, else generated (once, however
@@ -226,7 +286,7 @@ impl LevelService {
         let Some((version, summary)) = &level.unstored else {
             return Ok(());
         };
-        let json = std::str::from_utf8(&level.json).expect("levels are generated as text");
+        let json = std::str::from_utf8(level.json()).expect("levels are generated as text");
         let new = NewLevel {
             version: *version,
             json,
@@ -314,17 +374,4 @@ fn record_generation(
         Err(LevelError::Failed(_) | LevelError::RateLimited(_)) => Outcome::Failed,
     };
     crate::metrics::generation(key.game, tier, outcome, took);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn etag_is_strong_and_depends_on_every_byte() {
-        let a = strong_etag(b"{\"par\":3}");
-        assert!(a.starts_with('"') && a.ends_with('"') && !a.starts_with("W/"));
-        assert_ne!(a, strong_etag(b"{\"par\":4}"));
-        assert_eq!(a, strong_etag(b"{\"par\":3}"));
-    }
 }

@@ -8,6 +8,7 @@
 pub mod api;
 pub mod bench;
 pub mod cli;
+pub mod compression;
 pub mod config;
 pub mod contract;
 pub mod levels;

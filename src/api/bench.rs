@@ -2,7 +2,8 @@
 //! memory, through the same middleware and with the same headers as a warm level, so
 //! that a side-by-side load test isolates the level route's own cost.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::body::Bytes;
 use axum::extract::Path;
@@ -11,11 +12,12 @@ use axum::response::Response;
 
 use super::levels::immutable;
 use super::problem::ApiError;
+use crate::compression::Variants;
 
 /// The largest body served; far above any single level.
 pub const MAX_BYTES: usize = 1 << 20;
-/// A strong ETag of the same length as a level's.
-const ETAG: &str = "\"0000000000000000\"";
+/// Sizes whose bodies are kept (a load test asks for one or two).
+const KEPT_SIZES: usize = 16;
 
 /// `GET /bench/bytes/{size}`: `size` filler bytes, cacheable like a level.
 pub async fn bytes(Path(size): Path<String>, headers: HeaderMap) -> Result<Response, ApiError> {
@@ -26,12 +28,23 @@ pub async fn bytes(Path(size): Path<String>, headers: HeaderMap) -> Result<Respo
         .ok_or_else(|| {
             ApiError::BadRequest(format!("size must be a byte count up to {MAX_BYTES}"))
         })?;
-    Ok(immutable(
-        &headers,
-        ETAG,
-        "application/json",
-        filler().slice(..size),
-    ))
+    Ok(immutable(&headers, &body(size), "application/json"))
+}
+
+/// The body of `size` bytes, kept like a warm level's (with its codings made once).
+fn body(size: usize) -> Arc<Variants> {
+    static BODIES: OnceLock<Mutex<HashMap<usize, Arc<Variants>>>> = OnceLock::new();
+    let mut bodies = BODIES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if bodies.len() >= KEPT_SIZES && !bodies.contains_key(&size) {
+        bodies.clear();
+    }
+    bodies
+        .entry(size)
+        .or_insert_with(|| Arc::new(Variants::new(filler().slice(..size))))
+        .clone()
 }
 
 /// Allocated once, on the first request; every response shares it, as warm levels share

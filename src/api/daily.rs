@@ -3,7 +3,6 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -19,7 +18,7 @@ use super::AppState;
 use super::levels::immutable;
 use super::params::{self, ClientIp};
 use super::problem::ApiError;
-use crate::levels::{LevelError, LevelService, ServedLevel, strong_etag};
+use crate::levels::{LevelError, LevelService, PackKey, ServedLevel};
 use crate::store::LevelKey;
 
 /// A calendar day (UTC), from 1970-01-01 to 9999-12-31.
@@ -123,12 +122,7 @@ pub async fn daily(
         seed,
     };
     let level = state.levels.get_for(game, key, client.0).await?;
-    let mut response = immutable(
-        &headers,
-        &level.etag,
-        "application/json",
-        level.json.clone(),
-    );
+    let mut response = immutable(&headers, &level.body, "application/json");
     let canonical = format!("/levels/{difficulty}/{seed}?game={}", game.name());
     if let Ok(value) = HeaderValue::try_from(canonical) {
         response
@@ -216,23 +210,17 @@ pub async fn pack(
     let game = params::game(q.game.as_deref(), state.default_game)?;
     let difficulty = params::difficulty(&difficulty)?;
     let (from, count) = pack_seeds(&q)?;
-    let levels = fetch_pack(&state.levels, game, difficulty, (from, count), client.0).await?;
-    let mut body = Vec::with_capacity(levels.iter().map(|l| l.json.len() + 1).sum::<usize>() + 2);
-    body.push(b'[');
-    for (i, level) in levels.iter().enumerate() {
-        if i > 0 {
-            body.push(b',');
-        }
-        body.extend_from_slice(&level.json);
-    }
-    body.push(b']');
-    let etag = strong_etag(&body);
-    Ok(immutable(
-        &headers,
-        &etag,
-        "application/json",
-        Bytes::from(body),
-    ))
+    let key = PackKey {
+        first: LevelKey {
+            game: game.name(),
+            difficulty,
+            seed: from,
+        },
+        count,
+    };
+    let fetch = fetch_pack(&state.levels, game, difficulty, (from, count), client.0);
+    let body = state.levels.pack(key, fetch).await?;
+    Ok(immutable(&headers, &body, "application/json"))
 }
 
 #[cfg(test)]

@@ -1,8 +1,12 @@
 //! `GET /`: the designer dashboard, three static files compiled into the binary so it
 //! runs offline with no build step. The page reads the same JSON API as everyone else.
 
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use std::sync::LazyLock;
+
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::Response;
+
+use crate::compression::{self, Variants};
 
 const INDEX: &str = include_str!("../dashboard/index.html");
 const SCRIPT: &str = include_str!("../dashboard/app.js");
@@ -13,37 +17,27 @@ const CONTENT_SECURITY_POLICY: &str =
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'";
 
 pub async fn index(request: HeaderMap) -> Response {
-    asset(&request, "text/html; charset=utf-8", INDEX)
+    static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(INDEX));
+    asset(&request, "text/html; charset=utf-8", &BODY)
 }
 
 pub async fn script(request: HeaderMap) -> Response {
-    asset(&request, "text/javascript; charset=utf-8", SCRIPT)
+    static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(SCRIPT));
+    asset(&request, "text/javascript; charset=utf-8", &BODY)
 }
 
 pub async fn style(request: HeaderMap) -> Response {
-    asset(&request, "text/css; charset=utf-8", STYLE)
+    static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(STYLE));
+    asset(&request, "text/css; charset=utf-8", &BODY)
 }
 
 /// A file that changes only with the binary: revalidated by ETag, so an upgraded
 /// replica's page is picked up at once.
-fn asset(request: &HeaderMap, content_type: &'static str, body: &'static str) -> Response {
-    let etag = crate::levels::strong_etag(body.as_bytes());
-    let unchanged = request
-        .get(header::IF_NONE_MATCH)
-        .is_some_and(|tags| tags.as_bytes() == etag.as_bytes());
-    let mut headers = HeaderMap::new();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert(
+fn asset(request: &HeaderMap, content_type: &'static str, body: &Variants) -> Response {
+    let mut response = compression::respond(request, body, content_type, "no-cache");
+    response.headers_mut().insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(CONTENT_SECURITY_POLICY),
     );
-    headers.insert(
-        header::ETAG,
-        HeaderValue::from_str(&etag).expect("etag is ASCII"),
-    );
-    if unchanged {
-        return (StatusCode::NOT_MODIFIED, headers).into_response();
-    }
-    (headers, body).into_response()
+    response
 }

@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::params::{self, ClientIp, LevelQuery};
 use super::problem::ApiError;
-use crate::levels::{ServedLevel, strong_etag};
+use crate::compression::{self, Variants};
+use crate::levels::ServedLevel;
 use crate::rating::{Rating, tenths};
 use crate::store::{Idempotency, IdempotentPlay, NewPlay, StoreError, StoredPlay};
 
@@ -47,12 +48,7 @@ pub async fn level(
 ) -> Result<Response, ApiError> {
     let query = query?.0;
     let (_, _, level) = served(&state, &path, &query, client).await?;
-    Ok(immutable(
-        &headers,
-        &level.etag,
-        "application/json",
-        level.json.clone(),
-    ))
+    Ok(immutable(&headers, &level.body, "application/json"))
 }
 
 pub async fn preview(
@@ -64,14 +60,10 @@ pub async fn preview(
 ) -> Result<Response, ApiError> {
     let query = query?.0;
     let (game, _, level) = served(&state, &path, &query, client).await?;
-    let svg = game.preview_svg(level.document(), query.solution)?;
-    let etag = strong_etag(svg.as_bytes());
-    Ok(immutable(
-        &headers,
-        &etag,
-        "image/svg+xml",
-        Bytes::from(svg),
-    ))
+    let svg = level.preview(query.solution, |document| {
+        game.preview_svg(document, query.solution)
+    })?;
+    Ok(immutable(&headers, svg, "image/svg+xml"))
 }
 
 pub async fn check(
@@ -210,7 +202,7 @@ fn request_fingerprint(
 ) -> String {
     let mut request = format!("{}/{difficulty}/{seed}\n", game.unwrap_or("")).into_bytes();
     request.extend_from_slice(body);
-    strong_etag(&request)
+    compression::strong_etag(&request)
 }
 
 /// The first answer to an idempotency key, or 422 when the key came with another request.
@@ -292,34 +284,16 @@ impl<'a> PlayReport<'a> {
     }
 }
 
-/// A cacheable-forever response, or 304 when the client already has these bytes.
+/// A cacheable-forever response in the client's coding, or 304 when it already has it.
 pub(super) fn immutable(
     request: &HeaderMap,
-    etag: &str,
+    body: &Variants,
     content_type: &'static str,
-    body: Bytes,
 ) -> Response {
-    let not_modified = request
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(',')
-                .map(str::trim)
-                .any(|t| t == "*" || t.trim_start_matches("W/") == etag)
-        });
-    let mut response = if not_modified {
-        StatusCode::NOT_MODIFIED.into_response()
-    } else {
-        ([(header::CONTENT_TYPE, content_type)], body).into_response()
-    };
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=31536000, immutable"),
-    );
-    headers.insert(
-        header::ETAG,
-        HeaderValue::from_str(etag).expect("etag is ASCII"),
-    );
-    response
+    compression::respond(
+        request,
+        body,
+        content_type,
+        "public, max-age=31536000, immutable",
+    )
 }

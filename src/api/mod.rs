@@ -23,6 +23,7 @@ use levelforge_games::Game;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::compression;
 use crate::config::HttpLimits;
 use crate::levels::LevelService;
 use problem::ApiError;
@@ -54,7 +55,7 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(dashboard::index))
         .route("/dashboard/app.js", get(dashboard::script))
         .route("/dashboard/style.css", get(dashboard::style))
-        .route("/levels", get(browse::browse))
+        .route("/levels", get(browse::browse).layer(compression::dynamic()))
         .route("/levels/daily", get(daily::daily))
         .route("/levels/{difficulty}", get(daily::pack))
         .route("/levels/{difficulty}/{seed}", get(levels::level))
@@ -65,8 +66,11 @@ pub fn router(state: AppState) -> Router {
         .route("/levels/{difficulty}/{seed}/check", post(levels::check))
         .route("/levels/{difficulty}/{seed}/plays", post(levels::play))
         .route("/verify", post(designers::verify))
-        .route("/games", get(designers::games))
-        .route("/stats", get(browse::stats))
+        .route(
+            "/games",
+            get(designers::games).layer(compression::dynamic()),
+        )
+        .route("/stats", get(browse::stats).layer(compression::dynamic()))
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::metrics));
