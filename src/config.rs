@@ -37,6 +37,8 @@ pub enum Command {
     Healthcheck(HealthcheckArgs),
     /// Time cold generation of every game × tier and each game's solver (no server).
     Bench(BenchArgs),
+    /// Check the statistics rollups against the stored levels and plays.
+    Stats(StatsArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -231,6 +233,16 @@ pub struct BenchArgs {
     /// Only this game.
     #[arg(long)]
     pub game: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    /// Rebuild the rollups from the stored rows (holding off writers meanwhile) and report
+    /// how they differed; without it, only report.
+    #[arg(long)]
+    pub recompute: bool,
 }
 
 /// Parses `FROM..TO` (inclusive) or a single seed.

@@ -16,6 +16,7 @@ async fn main() -> anyhow::Result<()> {
         }
         Some(Command::Healthcheck(a)) => cli::healthcheck(&a).await,
         Some(Command::Bench(a)) => levelforge::bench::run(&a),
+        Some(Command::Stats(a)) => cli::stats(&a).await,
     }
 }
 

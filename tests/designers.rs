@@ -199,7 +199,9 @@ async fn stats_count_levels_and_plays(server: &Server, easy: &[Value]) {
     );
     assert_eq!(plays["solve_rate"].as_f64(), Some(0.5));
     assert_eq!(plays["moves_over_par_mean"].as_f64(), Some(0.0));
-    assert_eq!(plays["time_to_solve_ms_p50"].as_u64(), Some(4000));
+    // From log buckets: within 1 % of the exact 4000.
+    let p50 = plays["time_to_solve_ms_p50"].as_f64().unwrap();
+    assert!((p50 - 4000.0).abs() <= 40.0, "{p50}");
 
     let (_, every) = get_json(&server.url("/stats")).await;
     let tiers: Vec<&str> = every["groups"]

@@ -10,9 +10,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
+use super::daily::Day;
 use super::params;
 use super::problem::ApiError;
-use crate::store::{Browse, Cursor, GroupStats, LevelSummary, Percentiles, StatsFilter};
+use crate::store::{Browse, Cursor, DayRange, GroupStats, LevelSummary, Percentiles, StatsFilter};
 
 pub const BROWSE_DEFAULT_LIMIT: u32 = 50;
 pub const BROWSE_MAX_LIMIT: u32 = 200;
@@ -155,9 +156,60 @@ pub struct StatsQuery {
     pub game: Option<String>,
     pub difficulty: Option<String>,
     pub format: Option<String>,
+    pub since: Option<String>,
+    pub until: Option<String>,
 }
 
-/// `GET /stats`: one group per (game, difficulty) with stored levels, as JSON or CSV.
+/// Days in `trend` when neither `since` nor `until` is given, and at most otherwise.
+pub const TREND_DEFAULT_DAYS: i64 = 30;
+pub const STATS_MAX_DAYS: i64 = 366;
+
+fn query_day(name: &str, text: Option<&str>) -> Result<Option<Day>, ApiError> {
+    text.map(|t| {
+        Day::parse(t).map_err(|_| {
+            ApiError::BadRequest(format!(
+                "`{name}` must be a real day YYYY-MM-DD from 1970-01-01, not `{t}`"
+            ))
+        })
+    })
+    .transpose()
+}
+
+/// The trend's days, and whether `since`/`until` limit the play figures to them: either
+/// bound alone extends to the other side by up to [`TREND_DEFAULT_DAYS`] (`until` not
+/// past today).
+fn stats_days(q: &StatsQuery) -> Result<(DayRange, bool), ApiError> {
+    let since = query_day("since", q.since.as_deref())?;
+    let until = query_day("until", q.until.as_deref())?;
+    let limited = since.is_some() || until.is_some();
+    let span = TREND_DEFAULT_DAYS - 1;
+    let (first, last) = match (since, until) {
+        (Some(s), Some(u)) => (s, u),
+        (Some(s), None) => (s, Day((s.0 + span).min(Day::today().0.max(s.0)))),
+        (None, Some(u)) => (Day(u.0 - span), u),
+        (None, None) => (Day(Day::today().0 - span), Day::today()),
+    };
+    if first.0 > last.0 {
+        return Err(ApiError::BadRequest(format!(
+            "`since` ({}) is after `until` ({})",
+            first.iso(),
+            last.iso()
+        )));
+    }
+    if last.0 - first.0 >= STATS_MAX_DAYS {
+        return Err(ApiError::BadRequest(format!(
+            "`since` to `until` spans at most {STATS_MAX_DAYS} days"
+        )));
+    }
+    let range = DayRange {
+        first: first.iso(),
+        last: last.iso(),
+    };
+    Ok((range, limited))
+}
+
+/// `GET /stats`: one group per (game, difficulty) with stored levels, as JSON or CSV,
+/// from the rollups (its cost does not grow with the stored rows).
 pub async fn stats(
     State(state): State<AppState>,
     query: Result<Query<StatsQuery>, QueryRejection>,
@@ -176,10 +228,13 @@ pub async fn stats(
         None => None,
         named => Some(params::game(named, state.default_game)?.name()),
     };
+    let (days, plays_in_days) = stats_days(&q)?;
     let filter = StatsFilter {
         game,
         difficulty: query_difficulty(q.difficulty.as_deref())?,
         key_metrics: |game| registry::find(game).map_or(&[], |g| g.key_metrics()),
+        days,
+        plays_in_days,
     };
     let groups = state.levels.store().stats(&filter).await?;
     if csv {
@@ -202,7 +257,7 @@ fn percentile_cells(p: &Percentiles) -> [String; 3] {
     [cell(p.p50), cell(p.p95), cell(p.p99)]
 }
 
-/// One line per group; the par histogram is JSON-only. The games' key metrics follow
+/// One line per group; the par histogram and the trend are JSON-only. The games' key metrics follow
 /// as `<name>_mean` columns, one per name in any group (empty where a game has none).
 /// Names are games', tiers' and metrics' own (lowercase ASCII), so no cell needs quoting.
 fn stats_csv(groups: &[GroupStats]) -> String {

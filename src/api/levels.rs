@@ -103,11 +103,6 @@ pub async fn play(
     let report = PlayReport::parse(&body)?;
     let (game, key, level) = served(&state, &path, &query, client).await?;
     let outcome = game.check(level.document(), report.moves)?;
-    let status = match outcome.status {
-        Status::Won => "won",
-        Status::Lost => "lost",
-        Status::Unfinished => "unfinished",
-    };
     let moves_text = report.moves.to_string();
     let stored = state
         .levels
@@ -115,7 +110,7 @@ pub async fn play(
         .insert_play(&NewPlay {
             key,
             solved_claimed: report.solved,
-            status,
+            status: outcome.status,
             moves: &moves_text,
             moves_used: outcome.moves_used,
             time_ms: report.time_ms,
