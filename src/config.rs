@@ -233,6 +233,25 @@ pub struct BenchArgs {
     /// Only this game.
     #[arg(long)]
     pub game: Option<String>,
+    /// Instead: the statistics routes and the play write path on a filled database
+    /// (docs/stats.md). Fills the empty database at --database-url.
+    #[arg(long)]
+    pub stats: bool,
+    /// With --stats: the database to fill (PostgreSQL or SQLite URL); it must be empty.
+    #[arg(long, requires = "stats")]
+    pub database_url: Option<String>,
+    /// With --stats: synthetic levels to store.
+    #[arg(long, default_value_t = 1_000_000, requires = "stats")]
+    pub levels: u64,
+    /// With --stats: synthetic plays to store.
+    #[arg(long, default_value_t = 1_000_000, requires = "stats")]
+    pub plays: u64,
+    /// With --stats: time a database an earlier run filled, as it is.
+    #[arg(long, requires = "stats")]
+    pub reuse: bool,
+    /// With --stats: timed requests per route.
+    #[arg(long, default_value_t = 40, requires = "stats")]
+    pub requests: usize,
 }
 
 #[derive(Debug, Args)]

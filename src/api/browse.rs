@@ -160,8 +160,8 @@ pub struct StatsQuery {
     pub until: Option<String>,
 }
 
-/// Days in `trend` when neither `since` nor `until` is given, and at most otherwise.
-pub const TREND_DEFAULT_DAYS: i64 = 30;
+/// Days from `since` when `until` is not given, or back from `until` without `since`.
+pub const TREND_DAYS: i64 = 30;
 pub const STATS_MAX_DAYS: i64 = 366;
 
 fn query_day(name: &str, text: Option<&str>) -> Result<Option<Day>, ApiError> {
@@ -175,19 +175,17 @@ fn query_day(name: &str, text: Option<&str>) -> Result<Option<Day>, ApiError> {
     .transpose()
 }
 
-/// The trend's days, and whether `since`/`until` limit the play figures to them: either
-/// bound alone extends to the other side by up to [`TREND_DEFAULT_DAYS`] (`until` not
-/// past today).
-fn stats_days(q: &StatsQuery) -> Result<(DayRange, bool), ApiError> {
+/// The days `since`/`until` name, if either: one alone extends to the other side by
+/// [`TREND_DAYS`] days at most (and `until` not past today).
+fn stats_days(q: &StatsQuery) -> Result<Option<DayRange>, ApiError> {
     let since = query_day("since", q.since.as_deref())?;
     let until = query_day("until", q.until.as_deref())?;
-    let limited = since.is_some() || until.is_some();
-    let span = TREND_DEFAULT_DAYS - 1;
+    let span = TREND_DAYS - 1;
     let (first, last) = match (since, until) {
         (Some(s), Some(u)) => (s, u),
         (Some(s), None) => (s, Day((s.0 + span).min(Day::today().0.max(s.0)))),
         (None, Some(u)) => (Day(u.0 - span), u),
-        (None, None) => (Day(Day::today().0 - span), Day::today()),
+        (None, None) => return Ok(None),
     };
     if first.0 > last.0 {
         return Err(ApiError::BadRequest(format!(
@@ -201,11 +199,10 @@ fn stats_days(q: &StatsQuery) -> Result<(DayRange, bool), ApiError> {
             "`since` to `until` spans at most {STATS_MAX_DAYS} days"
         )));
     }
-    let range = DayRange {
+    Ok(Some(DayRange {
         first: first.iso(),
         last: last.iso(),
-    };
-    Ok((range, limited))
+    }))
 }
 
 /// `GET /stats`: one group per (game, difficulty) with stored levels, as JSON or CSV,
@@ -228,13 +225,12 @@ pub async fn stats(
         None => None,
         named => Some(params::game(named, state.default_game)?.name()),
     };
-    let (days, plays_in_days) = stats_days(&q)?;
+    let days = stats_days(&q)?;
     let filter = StatsFilter {
         game,
         difficulty: query_difficulty(q.difficulty.as_deref())?,
         key_metrics: |game| registry::find(game).map_or(&[], |g| g.key_metrics()),
         days,
-        plays_in_days,
     };
     let groups = state.levels.store().stats(&filter).await?;
     if csv {

@@ -62,6 +62,12 @@ impl Backend {
         sqlx::query_with(sqlx::AssertSqlSafe(sql), arguments)
     }
 
+    /// Whether several upserts can go as one statement (PostgreSQL's data-modifying
+    /// `WITH` clauses); SQLite takes them one by one.
+    pub(super) fn combines_upserts(self) -> bool {
+        self == Backend::Postgres
+    }
+
     /// `created_at` as RFC 3339 text: the `Any` driver decodes neither backend's time type.
     pub(super) fn created_at_text(self) -> &'static str {
         match self {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 use sqlx::any::AnyRow;
-use sqlx::{AnyConnection, QueryBuilder, Row};
+use sqlx::{Any, AnyConnection, QueryBuilder, Row};
 
 use super::StoreError;
 use super::sketch;
@@ -246,12 +246,27 @@ impl Rollups {
     ) -> Result<(), StoreError> {
         // Rows per statement, well below either backend's bound-parameter limit.
         const CHUNK: usize = 500;
+        let single = [
+            self.groups.len(),
+            self.pars.len(),
+            self.metrics.len(),
+            self.days.len(),
+            self.sketches.len(),
+        ]
+        .iter()
+        .all(|&rows| rows <= CHUNK);
+        let mut batch = Batch {
+            backend,
+            combine: single && backend.combines_upserts(),
+            query: QueryBuilder::new(""),
+            parts: 0,
+        };
         let max = |column: &str, table: &str| {
             backend.greatest(&format!("{table}.{column}"), &format!("excluded.{column}"))
         };
         let groups: Vec<_> = self.groups.iter().collect();
         for rows in groups.chunks(CHUNK) {
-            let mut q = QueryBuilder::new(
+            let q = batch.start(
                 "INSERT INTO stats_groups (game, difficulty, version, shard, levels, candidates, \
                  par_sum, states_sum, states_max, solutions_unique, solutions_max, rated_levels, \
                  rating_micros, plays, won, moves_over_par) ",
@@ -293,11 +308,11 @@ impl Rollups {
                 max("states_max", "stats_groups"),
                 max("solutions_max", "stats_groups"),
             ));
-            backend.query(&mut q).execute(&mut *conn).await?;
+            batch.end(&mut *conn).await?;
         }
         let pars: Vec<_> = self.pars.iter().collect();
         for rows in pars.chunks(CHUNK) {
-            let mut q = QueryBuilder::new(
+            let q = batch.start(
                 "INSERT INTO stats_pars (game, difficulty, version, par, shard, levels, \
                  rated_levels, rating_micros, plays, won) ",
             );
@@ -318,11 +333,11 @@ impl Rollups {
                     &["levels", "rated_levels", "rating_micros", "plays", "won"]
                 )
             ));
-            backend.query(&mut q).execute(&mut *conn).await?;
+            batch.end(&mut *conn).await?;
         }
         let metrics: Vec<_> = self.metrics.iter().collect();
         for rows in metrics.chunks(CHUNK) {
-            let mut q = QueryBuilder::new(
+            let q = batch.start(
                 "INSERT INTO stats_metrics (game, difficulty, version, metric, levels, total, max) ",
             );
             q.push_values(rows, |mut v, ((group, name), r)| {
@@ -337,11 +352,11 @@ impl Rollups {
                 added("stats_metrics", &["levels", "total"]),
                 max("max", "stats_metrics")
             ));
-            backend.query(&mut q).execute(&mut *conn).await?;
+            batch.end(&mut *conn).await?;
         }
         let days: Vec<_> = self.days.iter().collect();
         for rows in days.chunks(CHUNK) {
-            let mut q = QueryBuilder::new(
+            let q = batch.start(
                 "INSERT INTO stats_days (day, game, difficulty, version, shard, plays, won, \
                  moves_over_par) ",
             );
@@ -357,11 +372,11 @@ impl Rollups {
                 " ON CONFLICT (day, game, difficulty, version, shard) DO UPDATE SET {}",
                 added("stats_days", &["plays", "won", "moves_over_par"])
             ));
-            backend.query(&mut q).execute(&mut *conn).await?;
+            batch.end(&mut *conn).await?;
         }
         let sketches: Vec<_> = self.sketches.iter().filter(|(_, n)| **n != 0).collect();
         for rows in sketches.chunks(CHUNK) {
-            let mut q = QueryBuilder::new(
+            let q = batch.start(
                 "INSERT INTO stats_sketches (measure, day, game, difficulty, version, bucket, count) ",
             );
             q.push_values(rows, |mut v, ((measure, day, group, bucket), n)| {
@@ -373,9 +388,9 @@ impl Rollups {
                 " ON CONFLICT (measure, day, game, difficulty, version, bucket) DO UPDATE SET {}",
                 added("stats_sketches", &["count"])
             ));
-            backend.query(&mut q).execute(&mut *conn).await?;
+            batch.end(&mut *conn).await?;
         }
-        Ok(())
+        batch.finish(conn).await
     }
 
     /// What the tables hold, shards added up.
@@ -605,6 +620,46 @@ impl Rollups {
             }
         }
         out
+    }
+}
+
+/// The upserts of [`Rollups::upsert`], sent one by one, or (where the backend can) as
+/// one statement of data-modifying `WITH` clauses: one round trip per stored play.
+struct Batch {
+    backend: Backend,
+    combine: bool,
+    query: QueryBuilder<Any>,
+    parts: usize,
+}
+
+impl Batch {
+    fn start(&mut self, insert: &str) -> &mut QueryBuilder<Any> {
+        if self.combine {
+            self.query
+                .push(if self.parts == 0 { "WITH " } else { ", " })
+                .push(format!("upsert_{} AS (", self.parts));
+        }
+        self.query.push(insert);
+        &mut self.query
+    }
+
+    async fn end(&mut self, conn: &mut AnyConnection) -> Result<(), StoreError> {
+        if self.combine {
+            self.query.push(")");
+            self.parts += 1;
+            return Ok(());
+        }
+        self.backend.query(&mut self.query).execute(conn).await?;
+        self.query.reset();
+        Ok(())
+    }
+
+    async fn finish(mut self, conn: &mut AnyConnection) -> Result<(), StoreError> {
+        if self.combine && self.parts > 0 {
+            self.query.push(" SELECT 1");
+            self.backend.query(&mut self.query).execute(conn).await?;
+        }
+        Ok(())
     }
 }
 

@@ -23,10 +23,10 @@ pub struct StatsFilter {
     /// A game's key metrics (`Game::key_metrics`), looked up by game name; the store
     /// summarises whatever it is given without knowing what the names mean.
     pub key_metrics: fn(&str) -> &'static [&'static str],
-    /// The UTC days of each group's `trend`.
-    pub days: DayRange,
-    /// Whether the `plays` figures cover only `days` (else every play).
-    pub plays_in_days: bool,
+    /// Given: the `plays` figures cover only these UTC days, and each group's `trend`
+    /// lists them. Absent: every play, and no trend (the per-day medians are the
+    /// costliest read: groups × days × buckets rows).
+    pub days: Option<DayRange>,
 }
 
 /// Whole UTC days, `YYYY-MM-DD`, both ends included.
@@ -170,7 +170,7 @@ pub struct GroupStats {
     pub metrics: BTreeMap<&'static str, MetricStats>,
     pub ratings: RatingStats,
     pub plays: PlayStats,
-    /// The days of the filter's range that had plays, oldest first.
+    /// With `since`/`until`: those days that had plays, oldest first; else empty.
     pub trend: Vec<DayStats>,
 }
 
@@ -230,7 +230,12 @@ struct Read {
 
 impl SqlStore {
     /// A query on a rollup table, limited to the filter's game and tier.
-    fn scoped(&self, select: &str, filter: &StatsFilter, days: bool) -> QueryBuilder<Any> {
+    fn scoped(
+        &self,
+        select: &str,
+        filter: &StatsFilter,
+        days: Option<&DayRange>,
+    ) -> QueryBuilder<Any> {
         let mut q = QueryBuilder::new(select);
         q.push(" WHERE 1 = 1");
         if let Some(game) = filter.game {
@@ -239,11 +244,11 @@ impl SqlStore {
         if let Some(difficulty) = filter.difficulty {
             q.push(" AND difficulty = ").push_bind(difficulty.as_str());
         }
-        if days {
+        if let Some(days) = days {
             q.push(" AND day >= ")
-                .push_bind(filter.days.first.clone())
+                .push_bind(days.first.clone())
                 .push(" AND day <= ")
-                .push_bind(filter.days.last.clone());
+                .push_bind(days.last.clone());
         }
         q
     }
@@ -274,7 +279,7 @@ impl SqlStore {
                 ])
             ),
             filter,
-            false,
+            None,
         );
         q.push(" GROUP BY game, difficulty HAVING SUM(levels) > 0 ORDER BY game, difficulty");
         let groups = self.rows(q).await?;
@@ -293,7 +298,7 @@ impl SqlStore {
                 sums(&["levels", "rated_levels", "rating_micros", "plays", "won"])
             ),
             filter,
-            false,
+            None,
         );
         q.push(" GROUP BY game, difficulty, par HAVING SUM(levels) > 0 ORDER BY par");
         for row in self.rows(q).await? {
@@ -320,7 +325,7 @@ impl SqlStore {
             "SELECT game, difficulty, metric, CAST(SUM(levels) AS BIGINT) AS levels, \
              SUM(total) AS total, MAX(max) AS max FROM stats_metrics",
             filter,
-            false,
+            None,
         );
         q.push(" GROUP BY game, difficulty, metric");
         for row in self.rows(q).await? {
@@ -335,7 +340,7 @@ impl SqlStore {
             read.metrics
                 .insert((group_name(&row)?, row.try_get("metric")?), metric);
         }
-        let measures: &[&str] = if filter.plays_in_days {
+        let measures: &[&str] = if filter.days.is_some() {
             &["generate_ms", "solve_ms", "rating"]
         } else {
             &["generate_ms", "solve_ms", "rating", "time_ms"]
@@ -344,7 +349,7 @@ impl SqlStore {
             "SELECT measure, game, difficulty, bucket, CAST(SUM(count) AS BIGINT) AS count \
              FROM stats_sketches",
             filter,
-            false,
+            None,
         );
         q.push(" AND day = '' AND measure IN (");
         let mut list = q.separated(", ");
@@ -360,13 +365,16 @@ impl SqlStore {
                 .or_default()
                 .push((row.try_get("bucket")?, row.try_get("count")?));
         }
+        let Some(days) = &filter.days else {
+            return Ok(read);
+        };
         let mut q = self.scoped(
             &format!(
                 "SELECT day, game, difficulty, {} FROM stats_days",
                 sums(&["plays", "won", "moves_over_par"])
             ),
             filter,
-            true,
+            Some(days),
         );
         q.push(" GROUP BY day, game, difficulty");
         for row in self.rows(q).await? {
@@ -383,7 +391,7 @@ impl SqlStore {
             "SELECT day, game, difficulty, bucket, CAST(SUM(count) AS BIGINT) AS count \
              FROM stats_sketches",
             filter,
-            true,
+            Some(days),
         );
         q.push(
             " AND measure = 'time_ms' GROUP BY day, game, difficulty, bucket \
@@ -448,7 +456,7 @@ fn group_stats(
             time_to_solve_ms_p50: sketch_percentiles(times.as_ref()).p50,
         });
     }
-    let plays = if filter.plays_in_days {
+    let plays = if filter.days.is_some() {
         let (count, won, over_par) = days.values().fold((0, 0, 0), |(c, w, o), &(dc, dw, dop)| {
             (c + dc, w + dw, o + dop)
         });
