@@ -73,13 +73,14 @@ async fn fill(store: &SqlStore, sqlite: bool, levels: u64, plays: u64) -> anyhow
             "CASE {n} % 4 WHEN 0 THEN 'easy' WHEN 1 THEN 'medium' WHEN 2 THEN 'hard' ELSE 'expert' END"
         )
     };
-    let series = |n: &str, count: u64| {
+    // The whole numbers first..=last as `s(n)`.
+    let series = |n: &str, first: u64, last: u64| {
         if sqlite {
             format!(
-                "WITH RECURSIVE s({n}) AS (SELECT 1 UNION ALL SELECT {n} + 1 FROM s WHERE {n} < {count}) "
+                "WITH RECURSIVE s({n}) AS (SELECT {first} UNION ALL SELECT {n} + 1 FROM s WHERE {n} < {last}) "
             )
         } else {
-            format!("WITH s({n}) AS (SELECT generate_series(1, {count})::bigint) ")
+            format!("WITH s({n}) AS (SELECT generate_series({first}, {last})::bigint) ")
         }
     };
     let level_sql = format!(
@@ -88,7 +89,7 @@ async fn fill(store: &SqlStore, sqlite: bool, levels: u64, plays: u64) -> anyhow
          SELECT 'fruit', {}, i - 9223372036854775807 - 1, 1, 2 + i % 15, 1 + i % 20, i % 300, i % 100, 100 + i % 5000, \
          1 + i % 3, '{{\"dead_ends\":' || (i % 50) || ',\"stones\":' || (i % 7) || '}}', '{{}}', \
          1000 + (i * 7919) % 1500, i % 5 FROM s",
-        series("i", levels),
+        series("i", 1, levels),
         tier("i")
     );
     let (won, day) = if sqlite {
@@ -106,8 +107,8 @@ async fn fill(store: &SqlStore, sqlite: bool, levels: u64, plays: u64) -> anyhow
             "{}INSERT INTO plays (game, difficulty, seed, solved_claimed, status, moves, moves_used, \
              time_ms, created_at) \
              SELECT 'fruit', {}, 1 + j % {levels} - 9223372036854775807 - 1, {won}, CASE WHEN j % 3 = 0 THEN 'lost' ELSE 'won' END, \
-             '', 2 + (1 + j % {levels}) % 15 + j % 4, j % 60000, {day} FROM s WHERE j > {from}",
-            series("j", to),
+             '', 2 + (1 + j % {levels}) % 15 + j % 4, j % 60000, {day} FROM s",
+            series("j", from + 1, to),
             tier(&format!("(1 + j % {levels})")),
         ));
         from = to;

@@ -62,10 +62,33 @@ impl Backend {
         sqlx::query_with(sqlx::AssertSqlSafe(sql), arguments)
     }
 
-    /// Whether several upserts can go as one statement (PostgreSQL's data-modifying
-    /// `WITH` clauses); SQLite takes them one by one.
-    pub(super) fn combines_upserts(self) -> bool {
-        self == Backend::Postgres
+    /// Several upserts sent as one query, one round trip: on PostgreSQL one statement of
+    /// data-modifying `WITH` clauses (`upsert_N AS (...)`, then `SELECT 1`); SQLite runs
+    /// `;`-separated statements, handing each its own `?` arguments in order. The text
+    /// before the `part`-th statement:
+    pub(super) fn batch_before(self, part: usize) -> String {
+        match (self, part) {
+            (Backend::Postgres, 0) => "WITH upsert_0 AS (".into(),
+            (Backend::Postgres, n) => format!(", upsert_{n} AS ("),
+            (Backend::Sqlite, 0) => String::new(),
+            (Backend::Sqlite, _) => "; ".into(),
+        }
+    }
+
+    /// ... after each statement ...
+    pub(super) fn batch_after(self) -> &'static str {
+        match self {
+            Backend::Postgres => ")",
+            Backend::Sqlite => "",
+        }
+    }
+
+    /// ... and at the end.
+    pub(super) fn batch_end(self) -> &'static str {
+        match self {
+            Backend::Postgres => " SELECT 1",
+            Backend::Sqlite => "",
+        }
     }
 
     /// `created_at` as RFC 3339 text: the `Any` driver decodes neither backend's time type.

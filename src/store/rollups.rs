@@ -257,7 +257,7 @@ impl Rollups {
         .all(|&rows| rows <= CHUNK);
         let mut batch = Batch {
             backend,
-            combine: single && backend.combines_upserts(),
+            combine: single,
             query: QueryBuilder::new(""),
             parts: 0,
         };
@@ -623,8 +623,8 @@ impl Rollups {
     }
 }
 
-/// The upserts of [`Rollups::upsert`], sent one by one, or (where the backend can) as
-/// one statement of data-modifying `WITH` clauses: one round trip per stored play.
+/// The upserts of [`Rollups::upsert`]: a stored level's or play's few go as one query
+/// (one round trip, see `Backend::batch_before`); a rebuild's many chunk by chunk.
 struct Batch {
     backend: Backend,
     combine: bool,
@@ -635,9 +635,7 @@ struct Batch {
 impl Batch {
     fn start(&mut self, insert: &str) -> &mut QueryBuilder<Any> {
         if self.combine {
-            self.query
-                .push(if self.parts == 0 { "WITH " } else { ", " })
-                .push(format!("upsert_{} AS (", self.parts));
+            self.query.push(self.backend.batch_before(self.parts));
         }
         self.query.push(insert);
         &mut self.query
@@ -645,7 +643,7 @@ impl Batch {
 
     async fn end(&mut self, conn: &mut AnyConnection) -> Result<(), StoreError> {
         if self.combine {
-            self.query.push(")");
+            self.query.push(self.backend.batch_after());
             self.parts += 1;
             return Ok(());
         }
@@ -656,7 +654,7 @@ impl Batch {
 
     async fn finish(mut self, conn: &mut AnyConnection) -> Result<(), StoreError> {
         if self.combine && self.parts > 0 {
-            self.query.push(" SELECT 1");
+            self.query.push(self.backend.batch_end());
             self.backend.query(&mut self.query).execute(conn).await?;
         }
         Ok(())
