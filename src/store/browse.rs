@@ -191,8 +191,8 @@ impl SqlStore {
     }
 
     /// Sets each rated summary's `rating_above_par`: its distance from the mean rating of
-    /// the rated levels of its (tier, par), by one grouped query over just the buckets on
-    /// the page, through the (game, difficulty, par) index.
+    /// the rated levels of its (tier, par), read from the par rollups of just the buckets
+    /// on the page.
     async fn with_par_ratings(
         &self,
         game: &str,
@@ -209,8 +209,8 @@ impl SqlStore {
             return Ok(());
         }
         let mut q = QueryBuilder::new(
-            "SELECT difficulty, par, AVG(rating) AS mean FROM levels \
-             WHERE rated_plays > 0 AND game = ",
+            "SELECT difficulty, par, CAST(SUM(rating_micros) AS BIGINT) AS rating_micros, \
+             CAST(SUM(rated_levels) AS BIGINT) AS rated_levels FROM stats_pars WHERE game = ",
         );
         q.push_bind(game.to_string()).push(" AND (");
         let mut wanted = q.separated(" OR ");
@@ -228,8 +228,11 @@ impl SqlStore {
         for row in &rows {
             let tier: String = row.try_get("difficulty")?;
             let par: i64 = row.try_get("par")?;
-            let mean: f64 = row.try_get("mean")?;
-            means.push((tier, par, mean));
+            let micros: i64 = row.try_get("rating_micros")?;
+            let rated: i64 = row.try_get("rated_levels")?;
+            if rated > 0 {
+                means.push((tier, par, micros as f64 / 1e6 / rated as f64));
+            }
         }
         for level in page.iter_mut() {
             let mean = means
