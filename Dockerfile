@@ -26,7 +26,8 @@ ENV BIND=0.0.0.0:8080 \
     LOG_FORMAT=json \
     RUST_LOG=info
 EXPOSE 8080
-USER nonroot
+# distroless's `nonroot` user, by number so that the host can resolve it.
+USER 65532:65532
 HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
     CMD ["/usr/local/bin/levelforge", "healthcheck"]
 ENTRYPOINT ["/usr/local/bin/levelforge"]

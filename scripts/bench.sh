@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #9's performance figures in one run: `levelforge bench` (cold generation of every
+# The performance figures of docs/benchmarks.md in one run: `levelforge bench` (cold generation of every
 # game x tier, solver speed on fixed heavy levels), then the HTTP figures with wrk on
 # loopback against a release server on a temporary SQLite database: warm GET /levels
 # beside a same-sized body from memory (the ratio is the figure that matters), cold

@@ -1,16 +1,19 @@
 //! `levelforge bench`: cold generation latency of every game × tier over a fixed seed
 //! range, and each game's solver speed on its fixed heavy level. In process and one
 //! generation at a time, so the figures are the work itself, without HTTP or a database;
-//! `scripts/bench.sh` adds the HTTP figures.
+//! `scripts/bench.sh` adds the HTTP figures. `--survey` adds what the levels are like
+//! (par, solver states, rejections, key metrics), for tuning a generator.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use levelforge_games::{Difficulty, Game, Limits, Stop, registry};
+use levelforge_games::{Difficulty, Game, Generated, Limits, Stop, registry};
+use serde_json::Value;
 
 use crate::config::BenchArgs;
 
-/// The cold-generation targets of issue #9, in milliseconds.
+/// The cold-generation targets (docs/benchmarks.md), in milliseconds.
 const P95_TARGET_MS: f64 = 100.0;
 const P99_TARGET_MS: f64 = 500.0;
 /// A heavy level is analysed repeatedly until this much time has passed (at least
@@ -23,6 +26,10 @@ const SOLVER_MAX_STATES: u64 = 50_000_000;
 /// Prints both tables; fails only on an unknown game or a solver that gives up.
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let games = selected_games(args.game.as_deref())?;
+    let tiers = match &args.difficulty {
+        None => Difficulty::ALL.to_vec(),
+        Some(text) => vec![text.parse().map_err(anyhow::Error::msg)?],
+    };
     let seeds = if args.quick { 2 } else { args.seeds };
     println!("levelforge bench: {}", machine());
     println!("load average at start: {}", load_average());
@@ -35,14 +42,23 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         "game", "tier", "levels", "p50 ms", "p95 ms", "p99 ms", "max ms", "attempts", "max"
     );
     let mut misses = Vec::new();
+    let mut rows = Vec::new();
     for game in &games {
-        for difficulty in Difficulty::ALL {
+        for &difficulty in &tiers {
             let row = generation_row(*game, difficulty, seeds);
             println!("{row}");
             if !row.meets_targets() {
                 misses.push(format!("{} {}", game.name(), difficulty));
             }
             std::io::stdout().flush()?;
+            rows.push(row);
+        }
+    }
+    if args.survey {
+        println!();
+        println!("survey of the generated levels (medians; rejected candidates by reason)");
+        for row in &rows {
+            println!("{}", row.survey());
         }
     }
     println!();
@@ -78,7 +94,8 @@ fn selected_games(name: Option<&str>) -> anyhow::Result<Vec<&'static dyn Game>> 
     }
 }
 
-/// One game × tier: generation times and attempts over the seed range.
+/// One game × tier: generation times and attempts over the seed range, and what the
+/// accepted levels were like (for `--survey`).
 struct GenerationRow {
     game: &'static str,
     difficulty: Difficulty,
@@ -86,6 +103,12 @@ struct GenerationRow {
     times: Vec<f64>,
     attempts: Vec<u32>,
     failures: u64,
+    /// Sorted once the range is done.
+    pars: Vec<u32>,
+    states: Vec<u64>,
+    rejections: BTreeMap<&'static str, u64>,
+    /// Per key metric: the sum of its numeric values (booleans as 0 or 1) and their count.
+    metrics: Vec<(&'static str, f64, u64)>,
 }
 
 fn generation_row(game: &'static dyn Game, difficulty: Difficulty, seeds: u64) -> GenerationRow {
@@ -95,21 +118,83 @@ fn generation_row(game: &'static dyn Game, difficulty: Difficulty, seeds: u64) -
         times: Vec::new(),
         attempts: Vec::new(),
         failures: 0,
+        pars: Vec::new(),
+        states: Vec::new(),
+        rejections: BTreeMap::new(),
+        metrics: game.key_metrics().iter().map(|&m| (m, 0.0, 0)).collect(),
     };
     for seed in 1..=seeds {
         let started = Instant::now();
         let generated = game.generate(difficulty, seed, &Stop::never());
         row.times.push(started.elapsed().as_secs_f64() * 1000.0);
         match generated {
-            Ok(level) => row.attempts.push(level.summary.attempts),
+            Ok(level) => row.record(&level),
             Err(_) => row.failures += 1,
         }
     }
     row.times.sort_by(f64::total_cmp);
+    row.pars.sort_unstable();
+    row.states.sort_unstable();
     row
 }
 
 impl GenerationRow {
+    fn record(&mut self, level: &Generated) {
+        let summary = &level.summary;
+        self.attempts.push(summary.attempts);
+        self.pars.push(summary.par);
+        self.states.push(summary.states);
+        for (&why, &count) in &summary.rejections {
+            *self.rejections.entry(why).or_insert(0) += u64::from(count);
+        }
+        let metrics: Value = serde_json::from_str(summary.metrics.get()).unwrap_or_default();
+        for (name, sum, count) in &mut self.metrics {
+            let value = match &metrics[*name] {
+                Value::Bool(b) => Some(f64::from(u8::from(*b))),
+                other => other.as_f64(),
+            };
+            if let Some(value) = value {
+                *sum += value;
+                *count += 1;
+            }
+        }
+    }
+
+    /// One line: par range and median, median solver states, rejections, metric means.
+    fn survey(&self) -> String {
+        let median = |n: usize| n / 2;
+        let par = match (self.pars.first(), self.pars.last()) {
+            (Some(min), Some(max)) => format!(
+                "par {min}..{max} median {}",
+                self.pars[median(self.pars.len())]
+            ),
+            _ => "no levels".to_string(),
+        };
+        let states = self.states.get(median(self.states.len())).unwrap_or(&0);
+        let rejected = if self.rejections.is_empty() {
+            "none".to_string()
+        } else {
+            let list: Vec<String> = self
+                .rejections
+                .iter()
+                .map(|(why, n)| format!("{why} {n}"))
+                .collect();
+            list.join(", ")
+        };
+        let means: Vec<String> = self
+            .metrics
+            .iter()
+            .filter(|(_, _, count)| *count > 0)
+            .map(|(name, sum, count)| format!("{name} {:.2}", sum / *count as f64))
+            .collect();
+        format!(
+            "{:<10} {:<7} {par}; states {states}; rejected: {rejected}; means: {}",
+            self.game,
+            self.difficulty.as_str(),
+            means.join(", ")
+        )
+    }
+
     fn percentile(&self, p: f64) -> f64 {
         nearest_rank(&self.times, p)
     }

@@ -49,12 +49,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<()> {
             .with_context(|| format!("reading {}", args.file.display()))?;
     }
     let level: Value = serde_json::from_str(&text).context("the file is not JSON")?;
-    let name = args
-        .game
-        .as_deref()
-        .or_else(|| level.get("game").and_then(Value::as_str))
-        .unwrap_or("fruit");
-    let game = find_game(name)?;
+    let game = find_game(game_of(args, &level))?;
     let stop = Stop::never();
     match game.verify(
         &level,
@@ -70,6 +65,15 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<()> {
         Err(GameError::Rule(rule)) => bail!("invalid level: {} (rule {})", rule.message, rule.rule),
         Err(GameError::Malformed(message)) => bail!("malformed level: {message}"),
     }
+}
+
+/// The game a level is verified as: `--game`, else the file's `game` field, else
+/// DEFAULT_GAME.
+fn game_of<'a>(args: &'a VerifyArgs, level: &'a Value) -> &'a str {
+    args.game
+        .as_deref()
+        .or_else(|| level.get("game").and_then(Value::as_str))
+        .unwrap_or(&args.default_game)
 }
 
 /// `levelforge pregen`: generates and stores a seed range, several at a time.
@@ -179,5 +183,33 @@ pub async fn healthcheck(args: &HealthcheckArgs) -> anyhow::Result<()> {
             "unhealthy: {}",
             String::from_utf8_lossy(&answer[..answer.len().min(64)])
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use serde_json::json;
+
+    use super::*;
+    use crate::config::{Cli, Command};
+
+    fn verify_args(argv: &[&str]) -> VerifyArgs {
+        let argv = ["levelforge", "verify", "level.json"].iter().chain(argv);
+        match Cli::try_parse_from(argv).unwrap().command {
+            Some(Command::Verify(args)) => args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn verify_takes_the_flag_then_the_file_then_the_default_game() {
+        let named = json!({"game": "hashi"});
+        let unnamed = json!({"width": 3});
+        let skiddy_default = verify_args(&["--default-game", "skiddy"]);
+        assert_eq!(game_of(&skiddy_default, &unnamed), "skiddy");
+        assert_eq!(game_of(&skiddy_default, &named), "hashi");
+        let flagged = verify_args(&["--game", "hopper", "--default-game", "skiddy"]);
+        assert_eq!(game_of(&flagged, &named), "hopper");
     }
 }

@@ -29,7 +29,7 @@ pub enum Command {
     Serve(ServeArgs),
     /// Generate one level and print its JSON.
     Generate(GenerateArgs),
-    /// Verify a level file (rules.md format) and print the solver's report.
+    /// Verify a level file (the format in docs/games.md) and print the solver's report.
     Verify(VerifyArgs),
     /// Generate and store a range of seeds.
     Pregen(PregenArgs),
@@ -196,6 +196,9 @@ pub struct VerifyArgs {
     /// The game; default: the file's `game` field, else DEFAULT_GAME.
     #[arg(long)]
     pub game: Option<String>,
+    /// The game of a file that names none (and no `--game`).
+    #[arg(long, env = "DEFAULT_GAME", default_value = "fruit")]
+    pub default_game: String,
     #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 5_000_000)]
     pub max_states: u64,
 }
@@ -252,6 +255,13 @@ pub struct BenchArgs {
     /// With --stats: timed requests per route.
     #[arg(long, default_value_t = 40, requires = "stats")]
     pub requests: usize,
+    /// Only this tier (with `--game`, a steady generation loop for a profiler).
+    #[arg(long)]
+    pub difficulty: Option<String>,
+    /// Also print what was generated: par range, solver states, rejected candidates by
+    /// reason and the mean of each key metric, per game and tier.
+    #[arg(long)]
+    pub survey: bool,
 }
 
 #[derive(Debug, Args)]

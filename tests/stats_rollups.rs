@@ -4,6 +4,8 @@
 //! (exact counts and sums, percentiles within 1 %), and migration 0005's backfill must
 //! build the same rollups as the service does.
 
+// The server and database helpers the test began with; the lead folds it into tests/api.
+#[path = "support/stats_server.rs"]
 mod common;
 
 use std::collections::BTreeMap;

@@ -333,7 +333,7 @@ pub trait Puzzle: Send + Sync + 'static {
     /// reports count, sum, mean and max of each (a boolean counts as 0 or 1).
     const KEY_METRICS: &'static [&'static str];
 
-    /// Width, height, grid and the game's extra fields, in the rules.md JSON shape.
+    /// Width, height, grid and the game's extra fields, in the JSON shape of docs/games.md.
     type Level: Serialize + DeserializeOwned + Clone + Send;
     type Params: Serialize + Clone + Send + Sync;
     type Solution: Serialize + DeserializeOwned + Clone + Send;

@@ -6,6 +6,9 @@
 //! win in `par` moves, a replay wins in fewer moves than the solver's `par`, or `verify`,
 //! `check` and `preview_svg` disagree on whether a level is valid — because that is the
 //! other kind of bug a fuzzer should report.
+//!
+//! Behind the `fuzzing` feature: the fuzz/ workspace enables it, and so do this crate's
+//! own tests and examples (a dev-dependency on itself); the service never builds it.
 
 use std::sync::OnceLock;
 

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::core::{
@@ -57,8 +58,9 @@ pub struct Summary {
     pub solve_ms: u64,
     pub states: u64,
     pub solution_count: u64,
-    /// The full `metrics` object of the level.
-    pub metrics: Value,
+    /// The full `metrics` object of the level: the very bytes inside [`Generated::json`],
+    /// serialised once and stored as they are.
+    pub metrics: Box<RawValue>,
     /// Why earlier candidates were thrown away, by reason.
     pub rejections: BTreeMap<&'static str, u32>,
 }
@@ -226,7 +228,7 @@ fn judge<P: Puzzle>(
 }
 
 #[derive(Serialize)]
-struct LevelDocument<'a, L, S, M> {
+struct LevelDocument<'a, L, S> {
     game: &'static str,
     difficulty: Difficulty,
     seed: u64,
@@ -235,7 +237,8 @@ struct LevelDocument<'a, L, S, M> {
     level: &'a L,
     par: u32,
     solution: &'a S,
-    metrics: MetricsDocument<'a, M>,
+    /// Written verbatim: the same bytes as [`Summary::metrics`].
+    metrics: &'a RawValue,
 }
 
 #[derive(Serialize)]
@@ -251,8 +254,22 @@ struct MetricsDocument<'a, M> {
 }
 
 impl<P: Puzzle> Accepted<P> {
-    /// The level JSON of rules.md, in a fixed field order.
-    pub fn to_json(&self, difficulty: Difficulty, seed: u64) -> String {
+    /// The level's `metrics` object, serialised once for the document and the store.
+    fn metrics_json(&self) -> Box<RawValue> {
+        serde_json::value::to_raw_value(&MetricsDocument {
+            attempts: self.attempts,
+            generate_ms: self.generate_ms,
+            solve_ms: self.solve_ms,
+            states: self.analysis.states,
+            solution_count: self.analysis.solution_count,
+            solution_count_cap: P::SOLUTION_COUNT_CAP,
+            extra: &self.analysis.extra,
+        })
+        .expect("metrics serialize")
+    }
+
+    /// The level JSON of docs/games.md, in a fixed field order, around its `metrics` object.
+    fn to_json(&self, difficulty: Difficulty, seed: u64, metrics: &RawValue) -> String {
         let solution = self
             .analysis
             .solution
@@ -266,15 +283,7 @@ impl<P: Puzzle> Accepted<P> {
             level: &self.level,
             par: self.par,
             solution,
-            metrics: MetricsDocument {
-                attempts: self.attempts,
-                generate_ms: self.generate_ms,
-                solve_ms: self.solve_ms,
-                states: self.analysis.states,
-                solution_count: self.analysis.solution_count,
-                solution_count_cap: P::SOLUTION_COUNT_CAP,
-                extra: &self.analysis.extra,
-            },
+            metrics,
         };
         serde_json::to_string(&document).expect("level documents serialize")
     }
@@ -333,8 +342,8 @@ impl<P: Puzzle> Game for Adapter<P> {
         stop: &Stop,
     ) -> Result<Generated, GenerateError> {
         let accepted = generate_level::<P>(difficulty, seed, stop)?;
-        let json = accepted.to_json(difficulty, seed);
-        let document: Value = serde_json::from_str(&json).expect("own JSON parses");
+        let metrics = accepted.metrics_json();
+        let json = accepted.to_json(difficulty, seed, &metrics);
         Ok(Generated {
             json,
             summary: Summary {
@@ -344,7 +353,7 @@ impl<P: Puzzle> Game for Adapter<P> {
                 solve_ms: accepted.solve_ms,
                 states: accepted.analysis.states,
                 solution_count: accepted.analysis.solution_count,
-                metrics: document["metrics"].clone(),
+                metrics,
                 rejections: accepted.rejections,
             },
         })
@@ -429,5 +438,27 @@ impl<P: Puzzle> Game for Adapter<P> {
         let mut document = serde_json::to_value(P::bench_level()).expect("levels serialize");
         document["game"] = json!(P::NAME);
         document
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stored_metrics_are_the_documents_own_bytes() {
+        for game in crate::registry::all() {
+            let generated = game.generate(Difficulty::Easy, 1, &Stop::never()).unwrap();
+            let metrics = generated.summary.metrics.get();
+            assert!(metrics.starts_with("{\"attempts\":"), "{metrics}");
+            let document: Value = serde_json::from_str(&generated.json).unwrap();
+            let parsed: Value = serde_json::from_str(metrics).unwrap();
+            assert_eq!(document["metrics"], parsed, "{}", game.name());
+            assert!(
+                generated.json.contains(&format!("\"metrics\":{metrics}")),
+                "{}",
+                game.name()
+            );
+        }
     }
 }

@@ -4,6 +4,7 @@
 //! games only through [`registry`] and the object-safe [`Game`] trait.
 
 pub mod core;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod game;
 pub mod grid;
@@ -18,6 +19,9 @@ pub mod hashi;
 pub mod hopper;
 pub mod skiddy;
 pub mod tetropica;
+
+/// Not registered: the game to copy when adding one (see registry.rs).
+pub mod template;
 
 pub use crate::core::{
     Analysis, Difficulty, Dir, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status,

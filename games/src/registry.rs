@@ -1,5 +1,14 @@
-//! The games the service knows. Adding a game: its folder, its `mod` line in lib.rs, and
-//! one line here.
+//! The games the service knows. Adding a game (start from a copy of `src/template/`):
+//! 1. its folder `src/<game>/` with the `Puzzle` impl, unit tests, and a README.md giving
+//!    the exact rules, the level format, the metrics and the tier table;
+//! 2. its `pub mod` line in lib.rs and one line in `GAMES` below;
+//! 3. its golden catalog: `LEVELFORGE_BLESS=1 cargo test -p levelforge-games --test catalog`
+//!    writes `tests/golden/<game>.jsonl`; commit it;
+//! 4. its name in every `game` enum of openapi.yaml, and its move format and metrics there.
+//!
+//! The catalog, fuzz targets and `levelforge bench` pick a registered game up by
+//! themselves. Tests enforce the README, the golden file and the openapi enums
+//! (`tests/api/adding_a_game.rs` at the repository root).
 
 use crate::game::{Adapter, Game};
 

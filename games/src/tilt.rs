@@ -1,5 +1,11 @@
-//! The complete state graph of a tilt game (four moves, deterministic outcomes), shared
-//! by the games whose every move tilts the whole board.
+//! The complete state graph of a tilt game (four moves, deterministic outcomes), for
+//! states of any width: fruit's explorer (a state is one bitboard per fruit colour present
+//! plus one for stones, so its width depends on the level). Game-neutral, so that a new
+//! tilt game with states of varying width can use it as it is.
+//!
+//! Skiddy does not use it: its state always fits one 96-bit key, and `skiddy/solver.rs`
+//! explores with a table specialised to that key (one 16-byte slot per state, batched
+//! prefetching) and tracks the combo's intact states, which this generic graph does not.
 //!
 //! States are fixed-width rows of `u64` bitboards stored back to back in one arena; the
 //! hash table holds only row indices, so a state costs its own bytes plus about five

@@ -8,6 +8,8 @@
 
 use std::path::PathBuf;
 
+use levelforge_games::game::Adapter;
+use levelforge_games::template::Template;
 use levelforge_games::{Difficulty, Game, Limits, Stop, registry};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -170,4 +172,25 @@ proptest! {
             check_level(*game, Difficulty::ALL[tier], seed)?;
         }
     }
+}
+
+/// The template game (not registered) keeps the same contract, so a game copied from it
+/// starts out passing this file's properties.
+#[test]
+fn the_template_game_keeps_the_contract_at_every_tier() {
+    let template: &dyn Game = &Adapter::<Template>::NEW;
+    assert!(registry::find(template.name()).is_none(), "never served");
+    for difficulty in Difficulty::ALL {
+        for seed in [1, 2, 3, u64::MAX] {
+            check_level(template, difficulty, seed)
+                .unwrap_or_else(|e| panic!("template {difficulty} seed {seed}: {e}"));
+        }
+    }
+    let bench = template.bench_level();
+    let stop = Stop::never();
+    let limits = Limits {
+        max_states: 1_000_000,
+        stop: &stop,
+    };
+    assert_eq!(template.verify(&bench, &limits).unwrap()["solvable"], true);
 }

@@ -10,6 +10,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use jiff::{Span, Timestamp};
+
 use super::daily::Day;
 use super::params;
 use super::problem::ApiError;
@@ -164,15 +168,23 @@ pub struct StatsQuery {
 pub const TREND_DAYS: i64 = 30;
 pub const STATS_MAX_DAYS: i64 = 366;
 
-fn query_day(name: &str, text: Option<&str>) -> Result<Option<Day>, ApiError> {
+fn query_day(name: &str, text: Option<&str>) -> Result<Option<Date>, ApiError> {
     text.map(|t| {
-        Day::parse(t).map_err(|_| {
-            ApiError::BadRequest(format!(
-                "`{name}` must be a real day YYYY-MM-DD from 1970-01-01, not `{t}`"
-            ))
-        })
+        Day::parse(t)
+            .ok()
+            .and_then(|day| day.iso().parse::<Date>().ok())
+            .ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "`{name}` must be a real day YYYY-MM-DD from 1970-01-01, not `{t}`"
+                ))
+            })
     })
     .transpose()
+}
+
+/// `date` moved by `days` (clamped to the calendar's range).
+fn shifted(date: Date, days: i64) -> Date {
+    date.checked_add(Span::new().days(days)).unwrap_or(date)
 }
 
 /// The days `since`/`until` name, if either: one alone extends to the other side by
@@ -183,25 +195,29 @@ fn stats_days(q: &StatsQuery) -> Result<Option<DayRange>, ApiError> {
     let span = TREND_DAYS - 1;
     let (first, last) = match (since, until) {
         (Some(s), Some(u)) => (s, u),
-        (Some(s), None) => (s, Day((s.0 + span).min(Day::today().0.max(s.0)))),
-        (None, Some(u)) => (Day(u.0 - span), u),
+        (Some(s), None) => {
+            let today = TimeZone::UTC.to_datetime(Timestamp::now()).date();
+            (s, shifted(s, span).min(today.max(s)))
+        }
+        (None, Some(u)) => (shifted(u, -span), u),
         (None, None) => return Ok(None),
     };
-    if first.0 > last.0 {
+    if first > last {
         return Err(ApiError::BadRequest(format!(
-            "`since` ({}) is after `until` ({})",
-            first.iso(),
-            last.iso()
+            "`since` ({first}) is after `until` ({last})"
         )));
     }
-    if last.0 - first.0 >= STATS_MAX_DAYS {
+    let days = first
+        .until(last)
+        .map_or(i64::MAX, |span| i64::from(span.get_days()));
+    if days >= STATS_MAX_DAYS {
         return Err(ApiError::BadRequest(format!(
             "`since` to `until` spans at most {STATS_MAX_DAYS} days"
         )));
     }
     Ok(Some(DayRange {
-        first: first.iso(),
-        last: last.iso(),
+        first: first.to_string(),
+        last: last.to_string(),
     }))
 }
 

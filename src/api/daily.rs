@@ -7,6 +7,9 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use jiff::Timestamp;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
 use levelforge_games::{Difficulty, Game};
 use serde::Deserialize;
 use tokio::task::JoinSet;
@@ -18,33 +21,9 @@ use super::problem::ApiError;
 use crate::levels::{LevelError, LevelService, ServedLevel, strong_etag};
 use crate::store::LevelKey;
 
-/// A day as a count of days since 1970-01-01 (UTC).
+/// A calendar day (UTC), from 1970-01-01 to 9999-12-31.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Day(pub i64);
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The inverse of [`days_from_civil`].
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
+pub struct Day(Date);
 
 impl Day {
     /// Strict `YYYY-MM-DD`, years 1970 to 9999, a day that exists.
@@ -54,6 +33,7 @@ impl Day {
                 "`date` must be a real day YYYY-MM-DD from 1970-01-01 to 9999-12-31, not `{text}`"
             )
         };
+        // The shape is checked here: ISO 8601 parsers also take other spellings.
         let b = text.as_bytes();
         let shape = b.len() == 10
             && b[4] == b'-'
@@ -64,26 +44,23 @@ impl Day {
         if !shape {
             return Err(bad());
         }
-        let number = |range: std::ops::Range<usize>| text[range].parse::<i64>().map_err(|_| bad());
+        let number = |range: std::ops::Range<usize>| text[range].parse::<i16>().map_err(|_| bad());
         let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
-        let days = days_from_civil(year, month, day);
-        // A date that does not exist (2026-02-30) does not survive the round trip.
-        if year < 1970 || civil_from_days(days) != (year, month, day) {
-            return Err(bad());
+        let month = i8::try_from(month).map_err(|_| bad())?;
+        let day = i8::try_from(day).map_err(|_| bad())?;
+        // `Date::new` refuses a day that does not exist (2026-02-30).
+        match Date::new(year, month, day) {
+            Ok(date) if year >= 1970 => Ok(Day(date)),
+            _ => Err(bad()),
         }
-        Ok(Day(days))
     }
 
     pub fn today() -> Day {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        Day((secs / 86_400) as i64)
+        Day(TimeZone::UTC.to_datetime(Timestamp::now()).date())
     }
 
     pub fn iso(self) -> String {
-        let (y, m, d) = civil_from_days(self.0);
-        format!("{y:04}-{m:02}-{d:02}")
+        self.0.to_string()
     }
 
     /// The daily key: seed = the date's digits YYYYMMDD as a number (2026-11-22 →
@@ -92,10 +69,11 @@ impl Day {
     pub fn key(self) -> (Difficulty, u64) {
         use Difficulty::{Easy, Expert, Hard, Medium};
         const BY_WEEKDAY: [Difficulty; 7] = [Easy, Medium, Hard, Expert, Medium, Hard, Expert];
-        // 1970-01-01 was a Thursday (index 3 from Monday).
-        let weekday = (self.0 + 3).rem_euclid(7) as usize;
-        let (y, m, d) = civil_from_days(self.0);
-        (BY_WEEKDAY[weekday], (y * 10_000 + m * 100 + d) as u64)
+        let date = self.0;
+        let weekday = date.weekday().to_monday_zero_offset() as usize;
+        let digits =
+            i64::from(date.year()) * 10_000 + i64::from(date.month()) * 100 + i64::from(date.day());
+        (BY_WEEKDAY[weekday], digits as u64)
     }
 }
 
@@ -260,7 +238,10 @@ mod tests {
 
     #[test]
     fn dates_parse_strictly_and_round_trip() {
-        assert_eq!(Day::parse("1970-01-01"), Ok(Day(0)));
+        assert_eq!(
+            Day::parse("1970-01-01").map(Day::iso),
+            Ok("1970-01-01".into())
+        );
         assert_eq!(
             Day::parse("2024-02-29").map(Day::iso),
             Ok("2024-02-29".into())

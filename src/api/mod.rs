@@ -1,4 +1,4 @@
-//! The HTTP surface (api.md). Handlers translate between HTTP and the level service; they
+//! The HTTP surface (openapi.yaml, docs/http.md). Handlers translate between HTTP and the level service; they
 //! know no game's rules.
 
 mod bench;

@@ -125,13 +125,16 @@ impl Store for SqlStore {
         .bind(s.solve_ms as i64)
         .bind(s.states as i64)
         .bind(s.solution_count as i64)
-        .bind(s.metrics.to_string())
+        .bind(s.metrics.get())
         .bind(level.json)
         .execute(&mut *tx)
         .await?
         .rows_affected()
             == 1;
         if inserted && self.rollups {
+            // The rollups read the metrics' entries; a document that does not parse has none.
+            let metrics: serde_json::Value =
+                serde_json::from_str(s.metrics.get()).unwrap_or(serde_json::Value::Null);
             let mut rollups = Rollups::default();
             rollups.add_level(&LevelFacts {
                 group: Group {
@@ -145,7 +148,7 @@ impl Store for SqlStore {
                 solve_ms: s.solve_ms as i64,
                 states: s.states as i64,
                 solution_count: s.solution_count as i64,
-                metrics: &s.metrics,
+                metrics: &metrics,
             });
             rollups
                 .upsert(&mut tx, self.backend, super::rollups::random_shard())

@@ -82,7 +82,7 @@ try {
   await page.waitForSelector("dialog#level[open]");
 
   // "Harder than par says": the failed levels of par 7 sit about 300 above their par's
-  // mean, those of par 8 about 200 (tests/dashboard.rs seeds the plays).
+  // mean, those of par 8 about 200 (tests/api/dashboard.rs seeds the plays).
   await page.goto(`${base}/?game=skiddy&difficulty=hard&above_par_min=250`);
   await page.waitForSelector("body[data-ready=true]", { timeout: 30000 });
   check(await page.locator("#above_par_min").inputValue() === "250", "the filter is kept in the URL");

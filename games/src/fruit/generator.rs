@@ -1,4 +1,4 @@
-//! The fruit generator: the write-up's walls (grown from the border, two tiles at a time
+//! The fruit generator: Tom Atom's walls (grown from the border, two tiles at a time
 //! under a random symmetry, inner walls under the 3x3-free rule, only the largest area
 //! kept), objects placed by weights, then the "un-solve" trick: explore every board
 //! reachable from that placement and start from one farthest from any win (up to the
@@ -458,7 +458,7 @@ fn place_one_ways(layout: &Layout, params: &FruitParams, rng: &mut LevelRng) -> 
     one_ways
 }
 
-/// Fruit pairs by the write-up's weights (fixed once per level); partners never start
+/// Fruit pairs by Tom Atom's weights (fixed once per level); partners never start
 /// next to each other.
 fn place_fruit(
     layout: &mut Layout,

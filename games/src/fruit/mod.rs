@@ -1,5 +1,5 @@
 //! `fruit` — Fruit Dating: tilt the board until every fruit has met its partner.
-//! Rules: rules.md §1. Generator: the write-up's walls and weights, then the "un-solve"
+//! Rules: games/src/fruit/README.md. Generator: Tom Atom's walls and weights, then the "un-solve"
 //! trick (start from the reachable board farthest from any win).
 
 mod generator;
@@ -26,7 +26,7 @@ pub struct Arrow {
     pub dir: Dir,
 }
 
-/// A fruit level in the rules.md JSON shape.
+/// A fruit level in the JSON shape of games/src/fruit/README.md.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FruitLevel {
     pub width: usize,

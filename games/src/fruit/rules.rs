@@ -1,4 +1,4 @@
-//! Fruit Dating rules (rules.md §1) on bitboards: one `u64` per fruit colour and one for
+//! Fruit Dating rules (games/src/fruit/README.md) on bitboards: one `u64` per fruit colour and one for
 //! the stones, cell (x, y) at bit `y * 8 + x`.
 
 use crate::core::{Dir, RuleError};
@@ -163,7 +163,7 @@ impl Board {
         Tongue { ray }
     }
 
-    /// One tilt of `state` in direction `d`, written to `out` (rules.md §1 steps 1-5).
+    /// One tilt of `state` in direction `d`, written to `out` (rules steps 1-5 of games/src/fruit/README.md).
     pub fn tilt(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Step {
         match self.tilt_explained(state, d, out) {
             Ok(true) => Step::Moved,

@@ -1,4 +1,4 @@
-//! The Hashi Flow generator, after the write-up's working method: grow the board node by
+//! The Hashi Flow generator, after Pudding Entertainment's working method: grow the board node by
 //! node, each link a path through free cells from the network to a new node (or to
 //! another node), until every cell is drawn; the node numbers are read off the links.
 //! The candidate is kept only when the solver proves it has exactly one solution.
@@ -32,10 +32,10 @@ pub struct HashiParams {
     /// Board side.
     pub size: u32,
     /// Empty cells, per mille of the board, that growth aims for (inclusive range); the
-    /// write-up's 0.625..0.75 of the board. (Growth stops adding nodes once the budget
+    /// article's 0.625..0.75 of the board. (Growth stops adding nodes once the budget
     /// this leaves is used up; repairs and uniqueness edits may add a few more.)
     pub free_permille: (u32, u32),
-    /// Longest path, in cells, one growth step draws. The write-up allowed corner to
+    /// Longest path, in cells, one growth step draws. The article allowed corner to
     /// corner; short steps keep the board dense with clues, which is what makes a level
     /// unique, and the lengths of links still vary since growth may close at any node.
     pub max_link: u32,
@@ -260,7 +260,7 @@ impl Sketch {
         false
     }
 
-    /// A growth step from a random node with free neighbours, as the write-up grows.
+    /// A growth step from a random node with free neighbours, as the article grows.
     fn grow_anywhere(&mut self, params: &HashiParams, strict: bool, rng: &mut LevelRng) -> bool {
         let mut anchors: Vec<usize> = (0..self.spot.len())
             .filter(|&c| self.spot[c] == Spot::Node && self.free_neighbours(c).next().is_some())

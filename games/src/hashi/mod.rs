@@ -1,5 +1,5 @@
 //! `hashi` — Hashi Flow: fill the board with links between numbered nodes.
-//! Rules: rules.md §3. Generator: the write-up's node-by-node growth, kept only when the
+//! Rules: games/src/hashi/README.md. Generator: Pudding Entertainment's node-by-node growth, kept only when the
 //! exact solver proves exactly one solution (with edits where a second one diverges).
 
 mod generator;
@@ -18,7 +18,7 @@ use solver::Technique;
 
 pub use generator::HashiParams;
 
-/// A Hashi Flow level in the rules.md JSON shape.
+/// A Hashi Flow level in the JSON shape of games/src/hashi/README.md.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HashiLevel {
     pub width: usize,
@@ -40,7 +40,7 @@ pub struct HashiMetrics {
     pub size: u32,
     pub nodes: u32,
     pub empty_cells: u32,
-    /// Empty cells per mille of the board (the write-up kept 625..750).
+    /// Empty cells per mille of the board (the article kept 625..750).
     pub free_permille: u32,
     /// Search nodes at which propagation alone could not go on (the difficulty signal
     /// beyond size: 0 means the level solves by forced steps alone).

@@ -1,4 +1,4 @@
-//! Hashi Flow rules (rules.md §3): the board, level validation and the replay of a list
+//! Hashi Flow rules (games/src/hashi/README.md): the board, level validation and the replay of a list
 //! of links. This is the reference the solver and the brute-force tests are checked
 //! against, so it is written plainly, link by link, with no search.
 
@@ -534,7 +534,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_link_between_two_nodes_twice_is_allowed() {
-        // rules.md does not forbid two links between the same pair; each is its own link.
+        // The rules do not forbid two links between the same pair; each is its own link.
         // The only two nodes are 2s; the 14 cells split into two links between them.
         let board = Board::parse(&level(&["2...", "....", "....", "...2"]));
         let two = [

@@ -1,11 +1,11 @@
 //! The exact solver: counts the drawings of a board up to a cap.
 //!
 //! A drawing is a set of steps (edges) between orthogonal neighbours, never between two
-//! nodes. rules.md §3 holds exactly when: every empty cell has two steps, every node has
+//! nodes. The rules (games/src/hashi/README.md) hold exactly when: every empty cell has two steps, every node has
 //! as many steps as its number, no chain of empty cells closes on itself or runs from a
 //! node back to the same node, and the steps join every cell into one network. Two
 //! solutions differ exactly when their step sets differ, so counting step sets counts
-//! solutions as rules.md defines them.
+//! solutions as the rules define them.
 //!
 //! Search: every edge is on, off or open. Propagation applies only necessary conditions,
 //! so no drawing is ever cut away:

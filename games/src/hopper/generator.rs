@@ -1,4 +1,4 @@
-//! The write-up's method #3, "waypoints": fill with water, place a few waypoints between
+//! The Hopper blog post's method #3, "waypoints": fill with water, place a few waypoints between
 //! a start on the bottom row and a goal on the top row, join them in sequence by bridges
 //! of one or two straight segments (horizontal-first or vertical-first at random), lay
 //! the path with grass, dirt (cells it visits once) and arrows (cells it visits once and
@@ -16,7 +16,7 @@ use crate::rng::LevelRng;
 /// the board size by [`HopperParams::from_difficulty`]; `(min, max)` are inclusive.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HopperParams {
-    /// The write-up's difficulty 0..1, in per-mille (330 is 0.33).
+    /// The blog post's difficulty 0..1, in per-mille (330 is 0.33).
     pub difficulty_permille: u32,
     /// Board width (columns) and height (rows): boards stand upright, the hopper
     /// starts on the bottom row and the goal stone is on the top row.

@@ -1,5 +1,5 @@
 //! `hopper` — hop a sequence that collects every star and ends on the goal stone.
-//! Rules: rules.md §5. Generator: the write-up's method #3 (a perfect path through random
+//! Rules: games/src/hopper/README.md. Generator: the Hopper blog post's method #3 (a perfect path through random
 //! waypoints), proved and measured by a breadth-first solver.
 
 mod bounds;
@@ -19,7 +19,7 @@ use rules::{Board, Step, Tile, unpack};
 
 pub use generator::HopperParams;
 
-/// A hopper level in the rules.md JSON shape.
+/// A hopper level in the JSON shape of games/src/hopper/README.md.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HopperLevel {
     pub width: usize,

@@ -1,4 +1,4 @@
-//! Hopper rules (rules.md §5), compiled for a fast solver.
+//! Hopper rules (games/src/hopper/README.md), compiled for a fast solver.
 //!
 //! A state packs into one `u128`: bits 0..96 are the dirt cells already turned to water
 //! (cell `y * width + x`), bits 96..112 the stars collected (bit `i` is `stars[i]`), and

@@ -1,8 +1,6 @@
 //! Solver, replay and generator tests for hopper: hand-worked boards, a by-the-book
-//! replay written straight from rules.md to check the compiled rules against, and
+//! replay written straight from games/src/hopper/README.md to check the compiled rules against, and
 //! properties of generated and served levels.
-
-use std::time::Instant;
 
 use super::*;
 use crate::core::{Dir, Stop};
@@ -245,7 +243,7 @@ fn the_preview_draws_every_piece_and_the_solution() {
 
 // --- the rules once more, by the book ------------------------------------------------------
 
-/// Replays `moves` on the level's characters exactly as rules.md §5 words it, sharing no
+/// Replays `moves` on the level's characters exactly as games/src/hopper/README.md words it, sharing no
 /// code with the game: (status, moves used, stars collected).
 fn book_replay(lv: &HopperLevel, moves: &[Dir]) -> (Status, u32, u32) {
     let mut grid: Vec<Vec<char>> = lv.grid.iter().map(|r| r.chars().collect()).collect();
@@ -414,139 +412,4 @@ fn tiers_grow_with_the_difficulty() {
         assert!(a.par_max.unwrap() <= b.par_min);
     }
     assert_eq!(tiers[0].params.arrow_permille, 0);
-}
-
-// --- measurements (run by hand) ------------------------------------------------------------
-
-/// Generation time per tier through the full pipeline:
-/// `cargo test --release --lib hopper::tests::bench -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn bench_generation_per_tier() {
-    let n: u64 = std::env::var("N")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(500);
-    for difficulty in Difficulty::ALL {
-        let mut micros = Vec::new();
-        let (mut attempts, mut stars, mut dirt, mut arrows, mut unique) = (0, 0, 0, 0, 0);
-        let mut heaviest: Option<(u64, HopperLevel)> = None;
-        for seed in 0..n {
-            let started = Instant::now();
-            let accepted = generate_level::<Hopper>(difficulty, seed, &Stop::never()).unwrap();
-            micros.push(started.elapsed().as_micros() as u64);
-            attempts += u64::from(accepted.attempts);
-            let m = &accepted.analysis.extra;
-            (stars, dirt, arrows) = (stars + m.stars, dirt + m.dirt, arrows + m.arrows);
-            unique += u32::from(accepted.analysis.solution_count == 1);
-            if heaviest
-                .as_ref()
-                .is_none_or(|(st, _)| accepted.analysis.states > *st)
-            {
-                heaviest = Some((accepted.analysis.states, accepted.level.clone()));
-            }
-        }
-        let (states, heavy) = heaviest.unwrap();
-        let started = Instant::now();
-        for _ in 0..20 {
-            analyze(&heavy);
-        }
-        let seconds = started.elapsed().as_secs_f64() / 20.0;
-        println!(
-            "{difficulty:<7} heaviest level: {states} states solved in {:.2} ms ({:.1} M states/s)",
-            seconds * 1000.0,
-            states as f64 / seconds / 1e6
-        );
-        let mean = |total: u32| f64::from(total) / n as f64;
-        println!(
-            "{difficulty:<7} per level: {:.1} stars, {:.1} dirt, {:.1} arrows; {:.0}% with one shortest sequence",
-            mean(stars),
-            mean(dirt),
-            mean(arrows),
-            mean(unique) * 100.0
-        );
-        micros.sort_unstable();
-        let pct = |p: usize| micros[(micros.len() - 1) * p / 100];
-        println!(
-            "{difficulty:<7} {n} levels: {:.2} attempts/level, generation us p50 {} p95 {} p99 {} max {}",
-            attempts as f64 / n as f64,
-            pct(50),
-            pct(95),
-            pct(99),
-            micros[micros.len() - 1]
-        );
-    }
-}
-/// Candidate figures per tier without the par window, behind the windows chosen:
-/// `cargo test --release --lib hopper::tests::measure -- --ignored --nocapture`
-/// (`REF=1` also checks every candidate against plain breadth-first search).
-#[test]
-#[ignore]
-fn measure_candidates() {
-    let n: u64 = std::env::var("N")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(200);
-    for difficulty in Difficulty::ALL {
-        let tier = Hopper::tier(difficulty);
-        let mut params = tier.params.clone();
-        params.planned_hops = (0, u32::MAX);
-        let stop = Stop::never();
-        let limits = Limits {
-            max_states: 5_000_000,
-            stop: &stop,
-        };
-        let (mut planned, mut pars, mut states, mut ratio) = (vec![], vec![], vec![], vec![]);
-        let mut failures = 0;
-        let mut times = vec![];
-        let started = std::time::Instant::now();
-        for seed in 0..n {
-            let mut rng = LevelRng::from_u64(seed);
-            let Ok(p) = generator::generate(&params, &mut rng) else {
-                failures += 1;
-                continue;
-            };
-            let t = std::time::Instant::now();
-            let a = Hopper::analyze(&p.level, &limits).unwrap();
-            times.push(t.elapsed().as_micros() as u32);
-            planned.push(p.hops.len() as u32);
-            let par = a.par.unwrap();
-            pars.push(par);
-            ratio.push(par * 100 / p.hops.len() as u32);
-            states.push(a.states);
-            if std::env::var("REF").is_ok() {
-                let (rpar, rcount) =
-                    solver::reference_solve(&rules::Board::compile(&p.level), SOLUTION_CAP);
-                assert_eq!((rpar, rcount), (a.par, a.solution_count), "{:?}", p.level);
-            }
-        }
-        let ms = started.elapsed().as_millis();
-        let q = |v: &mut Vec<u32>| {
-            v.sort_unstable();
-            let l = v.len();
-            format!(
-                "{} {} {} {} {} {}",
-                v[0],
-                v[l / 10],
-                v[l / 4],
-                v[l / 2],
-                v[3 * l / 4],
-                v[9 * l / 10]
-            ) + &format!(" max {}", v[l - 1])
-        };
-        states.sort_unstable();
-        let l = states.len();
-        println!("{difficulty}: failures {failures} time {ms} ms");
-        println!("  planned p0/10/25/50/75/90: {}", q(&mut planned));
-        println!("  par     p0/10/25/50/75/90: {}", q(&mut pars));
-        println!("  par*100/planned:          {}", q(&mut ratio));
-        println!("  solve us:                 {}", q(&mut times));
-        println!(
-            "  states p50 {} p90 {} p99 {} max {}",
-            states[l / 2],
-            states[9 * l / 10],
-            states[99 * l / 100],
-            states[l - 1]
-        );
-    }
 }

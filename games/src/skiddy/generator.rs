@@ -27,7 +27,7 @@ pub struct SkiddyParams {
     pub height: (u32, u32),
     /// Red skiddies: always present, at least two.
     pub red: (u32, u32),
-    /// How many extra movable kinds join the reds (the write-up allows up to two).
+    /// How many extra movable kinds join the reds (the designers allow up to two).
     pub extra_kinds: (u32, u32),
     /// The extra kinds on offer and their counts when drawn (max 0: not on offer).
     pub yellow: (u32, u32),

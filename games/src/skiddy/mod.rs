@@ -1,5 +1,5 @@
 //! `skiddy` — Skiddy, the slippery puzzle: tilt the creatures home, with crates, ice and
-//! pits. Rules: rules.md §2. Every served level passes the designers' three rules of
+//! pits. Rules: games/src/skiddy/README.md. Every served level passes the designers' three rules of
 //! correctness (no dead ends; the combo earns par; breakable where a colour has two or
 //! more skiddies), proved over the complete reachable state graph.
 
@@ -20,7 +20,7 @@ use rules::{Board, COLOURS};
 
 pub use generator::SkiddyParams;
 
-/// A skiddy level in the rules.md JSON shape: the grid says everything.
+/// A skiddy level in the JSON shape of games/src/skiddy/README.md: the grid says everything.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkiddyLevel {
     pub width: usize,
@@ -42,12 +42,12 @@ impl Serialize for BigCount {
     }
 }
 
-/// Skiddy's own figures (rules.md §2 "Metrics specific to skiddy").
+/// Skiddy's own figures (games/src/skiddy/README.md, Metrics).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct SkiddyMetrics {
     /// Reachable non-winning states from which no win is reachable.
     pub dead_ends: u64,
-    /// The write-up's count of distinguishable placements (see [`solver::potential_states`]).
+    /// Baldiraghi's count of distinguishable placements (see [`solver::potential_states`]).
     pub potential_states: BigCount,
     /// Reachable non-winning states.
     pub real_states: u64,
@@ -78,7 +78,7 @@ pub struct Skiddy;
 /// Optimal solutions are counted up to this many.
 const SOLUTION_CAP: u64 = 1_000_000;
 
-/// The benchmark level, of the write-up's largest kind: four reds, four yellows, a crate
+/// The benchmark level, of the largest kind in Baldiraghi's article: four reds, four yellows, a crate
 /// and an ice cube over 24 free cells (potential states 21,513,083,856, like theirs);
 /// 1,159,415 reachable non-winning states (theirs had 1,267,486).
 pub const BIG_LEVEL: [&str; 7] = [
@@ -209,7 +209,7 @@ impl Puzzle for Skiddy {
     }
 }
 
-/// The designers' three rules of correctness, as rules.md states them.
+/// The designers' three rules of correctness (games/src/skiddy/README.md).
 fn fairness(par: Option<u32>, metrics: &SkiddyMetrics) -> Result<(), &'static str> {
     if metrics.dead_ends > 0 {
         return Err("dead ends");

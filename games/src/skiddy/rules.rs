@@ -1,4 +1,4 @@
-//! Skiddy rules (rules.md §2) on bitboards of the inner area.
+//! Skiddy rules (games/src/skiddy/README.md) on bitboards of the inner area.
 //!
 //! Inner cell (x, y) — x in 1..width-1, y in 1..height-1 — is bit `(y-1) * 6 + (x-1)` of a
 //! `u32`: the inner area is at most 6x5 = 30 cells. A board position is a [`State`]: three
@@ -316,7 +316,7 @@ impl Board {
             && skiddies & !wall_ahead & facing::<D>(free_crates) == 0
     }
 
-    /// One move exactly as rules.md states it: ticks, each taking the sliding movables
+    /// One move exactly as the README's rules state it: ticks, each taking the sliding movables
     /// from the farthest along d to the nearest.
     pub fn tilt_ticks(&self, mut state: State, d: Dir) -> State {
         let wall_ahead = self.wall_ahead[d.index()];

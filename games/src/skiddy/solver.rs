@@ -1,5 +1,5 @@
 //! The analyser: the complete state graph reachable from the start, then backward
-//! breadth-first passes over it for the figures of rules.md §2.
+//! breadth-first passes over it for the figures of games/src/skiddy/README.md.
 //!
 //! A state is a board position (a 96-bit [`State`] key). The combo needs no extra bits
 //! in it: a colour's combo is broken exactly when some but not all of its skiddies are
@@ -426,7 +426,7 @@ impl Graph {
     }
 }
 
-/// The write-up's count of potential states: over every way of having `0..=n` skiddies
+/// Baldiraghi's count of potential states: over every way of having `0..=n` skiddies
 /// of each colour in play except none at all, the distinguishable placements of those
 /// skiddies, the crates and the ice over the free cells. Exact: the largest board's
 /// figure is below 10^29, far inside `u128`.

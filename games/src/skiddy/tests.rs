@@ -28,7 +28,7 @@ fn analyze(lv: &SkiddyLevel) -> Analysis<String, SkiddyMetrics> {
     .unwrap()
 }
 
-/// The write-up's level 1-1: a 3x2 inner area, two reds on the top row, one red goal
+/// Level 1-1 of Baldiraghi's article: a 3x2 inner area, two reds on the top row, one red goal
 /// below the left column.
 const LEVEL_1_1: [&str; 4] = ["#####", "#r.r#", "#...#", "#R###"];
 
@@ -36,7 +36,7 @@ const LEVEL_1_1: [&str; 4] = ["#####", "#r.r#", "#...#", "#R###"];
 fn level_1_1_has_the_write_ups_figures() {
     // Pairs: the start {(1,1),(3,1)}, after L {(1,1),(2,1)}, after R {(2,1),(3,1)},
     // then D {(2,2),(3,2)} and L {(1,2),(2,2)}. Singles (after D clears the left one):
-    // (3,2), (1,2), (3,1), (1,1). Nine states, as in the write-up, none a dead end.
+    // (3,2), (1,2), (3,1), (1,1). Nine states, as in the article, none a dead end.
     let a = analyze(&level(&LEVEL_1_1));
     assert_eq!(a.extra.real_states, 9);
     assert_eq!(a.states, 9);
@@ -344,9 +344,11 @@ fn the_fast_moves_agree_with_the_literal_ticks_on_every_reachable_state() {
 /// The benchmark level ([`super::BIG_LEVEL`]).
 const BIG: [&str; 7] = super::BIG_LEVEL;
 
+/// The analysis of the benchmark level explores a fixed graph: a change in these counts is
+/// a change in the solver's results, not only in its speed (`levelforge bench --game
+/// skiddy` times it).
 #[test]
-#[ignore = "benchmark: cargo test --release -p levelforge-games -- --ignored --nocapture analyser_speed"]
-fn analyser_speed() {
+fn big_level_state_counts_are_fixed() {
     let lv = level(&BIG);
     Skiddy::validate(&lv).unwrap();
     let (board, start) = Board::compile(&lv);
@@ -355,28 +357,10 @@ fn analyser_speed() {
         max_states: 5_000_000,
         stop: &stop,
     };
-    let mut best = f64::MAX;
-    for _ in 0..3 {
-        let started = std::time::Instant::now();
-        let graph = solver::explore(&board, start, &limits).unwrap();
-        let explored = started.elapsed().as_secs_f64();
-        let findings = graph.findings(SOLUTION_CAP);
-        let total = started.elapsed().as_secs_f64();
-        best = best.min(total);
-        assert_eq!(findings.real_states, 1_159_415);
-        println!(
-            "big level: {} states, explore {explored:.3} s + backward passes {:.3} s = {total:.3} s, {:.2} M states/s",
-            findings.real_states,
-            total - explored,
-            findings.real_states as f64 / total / 1e6
-        );
-    }
+    let graph = solver::explore(&board, start, &limits).unwrap();
+    assert_eq!(graph.findings(SOLUTION_CAP).real_states, 1_159_415);
     let a = analyze(&lv);
     assert_eq!(a.extra.potential_states, BigCount(21_513_083_856));
-    println!(
-        "best {best:.3} s; par {:?}, combo_par {:?}, dead ends {}",
-        a.par, a.extra.combo_par, a.extra.dead_ends
-    );
 }
 
 #[test]
@@ -405,16 +389,13 @@ fn generated_levels_are_fair_and_their_solution_earns_every_medal() {
     }
 }
 
-/// A mid-size level for deterministic cost measurements on a busy machine:
-/// `valgrind --tool=cachegrind <test binary> mid_level_analysis --ignored` counts the
-/// instructions of one analysis (422,795,363 when this was written).
+/// A mid-size level's exact state count (its analysis is also a steady workload for
+/// counting instructions: `valgrind --tool=cachegrind <test binary> mid_level_analysis`).
 #[test]
-#[ignore = "benchmark: instruction counts under valgrind"]
 fn mid_level_analysis() {
     let lv = level(&[
         "########", "#r..#.yR", "#.y#.#r#", "#..#c..#", "Y.r...y#", "#i.#r#y#", "########",
     ]);
     let a = analyze(&lv);
     assert_eq!(a.states, 223_079);
-    println!("{} states", a.states);
 }

@@ -1,9 +1,9 @@
-//! The tetropica generator, the write-up's improved method:
+//! The tetropica generator, Vestberg's improved method:
 //! 1. obstacles first: S and E on opposite sides (at least `min_offset` rows or columns
 //!    apart along them, so that paths are long enough for the tier's hand), then every
 //!    other tile rolled in a random order, rock or destructible, with the tier's odds;
 //! 2. a quick reachability check through destructible tiles before any solving (the
-//!    write-up's own fix for its slow seeds);
+//!    report's own fix for its slow seeds);
 //! 3. the distance matrix: breadth-first steps from E that never enter rock (Figure 4);
 //! 4. the placement search over every piece and rotation: from the start's empty
 //!    region, place the piece (any kind) that joins S and E if one does, else the one
@@ -89,7 +89,7 @@ pub fn generate(
 }
 
 /// S and E on opposite sides, then every other tile rolled in a random order.
-/// (Independent rolls make the order irrelevant to the odds; it is the write-up's.)
+/// (Independent rolls make the order irrelevant to the odds; it is the report's.)
 fn roll_grid(params: &TetropicaParams, rng: &mut LevelRng) -> TetropicaLevel {
     let n = params.size as usize;
     let mut cells = vec![vec!['o'; n]; n];
@@ -127,7 +127,7 @@ fn roll_grid(params: &TetropicaParams, rng: &mut LevelRng) -> TetropicaLevel {
     }
 }
 
-/// The write-up's placement search over all pieces and rotations, scored by the distance
+/// The report's placement search over all pieces and rotations, scored by the distance
 /// matrix; the pieces it used, or why it failed.
 fn place_greedily(
     board: &Board,

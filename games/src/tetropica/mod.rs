@@ -1,5 +1,5 @@
 //! `tetropica` — carve a path from S to E with exactly the given tetrominoes.
-//! Rules: rules.md §4. Generator: the write-up's improved method (obstacles rolled first,
+//! Rules: games/src/tetropica/README.md. Generator: Vestberg's improved method (obstacles rolled first,
 //! a reachability check, the BFS distance matrix from E around rock, and a greedy
 //! placement search over every piece and rotation that picks the hand); the exact solver
 //! in `solver.rs` then proves that no sub-solution exists and counts the solutions.
@@ -20,7 +20,7 @@ use solver::{COUNT_CAP, Candidate, Table};
 
 pub use generator::TetropicaParams;
 
-/// A tetropica level in the rules.md JSON shape.
+/// A tetropica level in the JSON shape of games/src/tetropica/README.md.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TetropicaLevel {
     pub width: usize,

@@ -1,4 +1,4 @@
-//! Tetropica rules (rules.md §4) on `u128` bitboards: cell (x, y) at bit `y * width + x`,
+//! Tetropica rules (games/src/tetropica/README.md) on `u128` bitboards: cell (x, y) at bit `y * width + x`,
 //! so every board up to 11x11 fits one word.
 
 use crate::core::RuleError;
@@ -409,8 +409,8 @@ fn cells_inside(
     Ok(cells)
 }
 
-/// The write-up's distance matrix: breadth-first steps from E to every cell. With
-/// `through_rock` (the write-up's first version, its Figure 2) rock counts as an ordinary
+/// Vestberg's distance matrix: breadth-first steps from E to every cell. With
+/// `through_rock` (the report's first version, its Figure 2) rock counts as an ordinary
 /// cell; without it (the improved version, Figure 4) the search never enters rock, and
 /// rock and cells cut off from E have no distance.
 pub fn distance_matrix(board: &Board, through_rock: bool) -> Vec<Option<u32>> {
@@ -700,7 +700,7 @@ mod tests {
 
     #[test]
     fn figure_2_first_distance_matrix_ignores_rock() {
-        // The write-up's Figure 2, cell by cell (rock drawn blank there, `#` here).
+        // The report's Figure 2, cell by cell (rock drawn blank there, `#` here).
         let board = Board::compile(&level(&FIGURE_2, ""));
         let matrix = distance_matrix(&board, true);
         assert_eq!(

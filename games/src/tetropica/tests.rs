@@ -129,7 +129,7 @@ fn start_already_joined_to_the_end() {
 
 #[test]
 fn figure_3_level_needs_both_pieces() {
-    // The write-up's Figure 2/3 board with its T and I: one piece is never enough
+    // Vestberg's Figure 2/3 board with its T and I: one piece is never enough
     // (S and E are 5 tiles apart at best), and both are.
     let rows = ["oo#oo", "Sooo#", "oo#oo", "#oooE", "ooooo"];
     let a = analyze(&level(&rows, "TI"));
@@ -498,7 +498,7 @@ fn served(difficulty: Difficulty, seed: u64) -> crate::game::Accepted<Tetropica>
         .unwrap_or_else(|e| panic!("{difficulty} seed {seed}: {e}"))
 }
 
-/// The guarantees of rules.md §4 on one served level, by the solver and the replay.
+/// The guarantees of games/src/tetropica/README.md on one served level, by the solver and the replay.
 fn check_served(difficulty: Difficulty, seed: u64) -> crate::game::Accepted<Tetropica> {
     let accepted = served(difficulty, seed);
     let (lv, a) = (&accepted.level, &accepted.analysis);
@@ -561,49 +561,15 @@ proptest::proptest! {
     }
 }
 
-/// Slow: the brute force on hard and expert levels, up to the whole hand.
+/// The brute force on hard and expert levels, up to the whole hand.
 /// `cargo test --release -- --ignored served_hard_and_expert`
 #[test]
-#[ignore]
+#[ignore = "slow: brute force over whole hands; run by hand after a solver change"]
 fn served_hard_and_expert_levels_agree_with_brute_force() {
     for difficulty in [Difficulty::Hard, Difficulty::Expert] {
         for seed in 1..=10 {
-            let started = std::time::Instant::now();
             let accepted = check_served(difficulty, seed);
             agrees_with_brute_force(&accepted.level);
-            eprintln!("{difficulty} seed {seed}: {:?}", started.elapsed());
         }
-    }
-}
-
-/// The generation benchmark per tier (cold generation, release build):
-/// `cargo test --release -- --ignored --nocapture generation_benchmark`
-#[test]
-#[ignore]
-fn generation_benchmark() {
-    let seeds = 500u64;
-    for difficulty in Difficulty::ALL {
-        let mut times = Vec::new();
-        let (mut attempts, mut states) = (0u64, 0u64);
-        for seed in 0..seeds {
-            let started = std::time::Instant::now();
-            let accepted = served(difficulty, seed);
-            times.push(started.elapsed().as_secs_f64() * 1000.0);
-            attempts += u64::from(accepted.attempts);
-            states += accepted.analysis.states;
-        }
-        times.sort_by(f64::total_cmp);
-        let at = |p: f64| times[((times.len() - 1) as f64 * p) as usize];
-        eprintln!(
-            "{difficulty:<7} {seeds} levels: acceptance {:.1}% ({:.1} candidates/level), \
-             gen ms p50 {:.2} p95 {:.2} p99 {:.2} max {:.2}, mean solver states {:.0}",
-            100.0 * seeds as f64 / attempts as f64,
-            attempts as f64 / seeds as f64,
-            at(0.5),
-            at(0.95),
-            at(0.99),
-            times[times.len() - 1],
-            states as f64 / seeds as f64,
-        );
     }
 }

@@ -1,18 +1,17 @@
 //! The designer dashboard (`GET /`): its files, and the page itself in Debian's headless
-//! Chromium, driven by tests/browser/dashboard.mjs (Playwright). `.ci/run` installs
-//! Chromium and the script's one npm package; elsewhere set LEVELFORGE_SKIP_BROWSER=1 to
-//! skip the browser run (it is then reported, not silently passed).
-
-mod common;
+//! Chromium, driven by tests/browser/dashboard.mjs (Playwright). The browser run needs
+//! Chromium and the script's one npm package, which scripts/test.sh installs before it
+//! turns on the `test-browser` feature; without that feature the test is listed as ignored.
 
 use std::path::Path;
 
-use common::{Server, client, sqlite_url};
-use serde_json::{Value, json};
+use serde_json::json;
+
+use crate::helpers::{TestApp, client};
 
 #[tokio::test]
 async fn dashboard_files_are_self_contained_and_revalidate() {
-    let server = Server::start(&sqlite_url(), &[]).await;
+    let server = TestApp::spawn().await;
     for (path, content_type) in [
         ("/", "text/html; charset=utf-8"),
         ("/dashboard/app.js", "text/javascript; charset=utf-8"),
@@ -41,7 +40,7 @@ async fn dashboard_files_are_self_contained_and_revalidate() {
             .unwrap();
         assert_eq!(again.status(), 304, "{path}");
     }
-    let html = server.text("/").await;
+    let html = server.get("/").await.body;
     assert!(
         html.contains("src=\"/dashboard/app.js\"")
             && html.contains("href=\"/dashboard/style.css\"")
@@ -51,49 +50,41 @@ async fn dashboard_files_are_self_contained_and_revalidate() {
 
 /// Stores hard skiddy seeds 1..=8 and gives each four players' first plays: the odd
 /// seeds are solved, the even ones failed, so ratings, solve rates and charts have data.
-async fn seed_levels_and_plays(server: &Server) {
-    let pack = client()
-        .get(server.url("/levels/hard?game=skiddy&from=1&count=8"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(pack.status(), 200);
-    let levels: Vec<Value> = pack.json().await.unwrap();
-    for level in &levels {
+async fn seed_levels_and_plays(server: &TestApp) {
+    let pack = server
+        .get_json("/levels/hard?game=skiddy&from=1&count=8")
+        .await;
+    for level in pack.as_array().unwrap() {
         let seed = level["seed"].as_u64().unwrap();
-        let moves = if seed % 2 == 1 {
+        let won = seed % 2 == 1;
+        let moves = if won {
             level["solution"].clone()
         } else {
             json!("")
         };
         for player in 0..4 {
-            let body =
-                json!({"solved": seed % 2 == 1, "moves": moves, "client": format!("p{player}")});
-            let response = client()
-                .post(server.url(&format!("/levels/hard/{seed}/plays?game=skiddy")))
-                .json(&body)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(response.status(), 201);
+            let play = json!({"solved": won, "moves": moves, "client": format!("p{player}")});
+            let answer = server.post_play("skiddy", "hard", seed, &play).await;
+            assert_eq!(answer.status, 201, "{}", answer.body);
         }
     }
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(feature = "test-browser"),
+    ignore = "needs Chromium and Node: scripts/test.sh sets them up"
+)]
 async fn dashboard_renders_and_opens_a_level_in_headless_chromium() {
-    if std::env::var_os("LEVELFORGE_SKIP_BROWSER").is_some() {
-        eprintln!("SKIPPED: LEVELFORGE_SKIP_BROWSER is set; the dashboard was not run in Chromium");
-        return;
-    }
     let script_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+    // The same default as dashboard.mjs.
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     assert!(
-        script_dir.join("node_modules/playwright-core").is_dir()
-            && Path::new("/usr/bin/chromium").exists(),
-        "the browser test needs Debian's chromium and `npm ci --prefix tests/browser` \
-         (.ci/run sets both up), or LEVELFORGE_SKIP_BROWSER=1"
+        script_dir.join("node_modules/playwright-core").is_dir() && Path::new(&chromium).exists(),
+        "the browser test needs Chromium at {chromium} and `npm ci --prefix tests/browser` \
+         (scripts/test.sh sets both up)"
     );
-    let server = Server::start(&sqlite_url(), &["--gen-queue-wait-ms", "60000"]).await;
+    let server = TestApp::spawn_with(&["--gen-queue-wait-ms", "60000"]).await;
     seed_levels_and_plays(&server).await;
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard");
     let run = tokio::process::Command::new("node")

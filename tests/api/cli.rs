@@ -2,6 +2,8 @@
 
 use std::process::Command;
 
+use crate::helpers::{TempFile, TestDatabase};
+
 fn levelforge(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_levelforge"))
         .args(args)
@@ -31,9 +33,9 @@ fn generate_prints_the_level_and_verify_agrees() {
         (Some("fruit"), Some(11))
     );
 
-    let file = std::env::temp_dir().join(format!("levelforge-cli-{}.json", std::process::id()));
-    std::fs::write(&file, &output.stdout).unwrap();
-    let output = levelforge(&["verify", file.to_str().unwrap()]);
+    let file = TempFile::new("json");
+    std::fs::write(file.path(), &output.stdout).unwrap();
+    let output = levelforge(&["verify", file.path()]);
     assert!(
         output.status.success(),
         "{}",
@@ -42,24 +44,22 @@ fn generate_prints_the_level_and_verify_agrees() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["par"], level["par"]);
     assert_eq!(report["solution"], level["solution"]);
-    std::fs::remove_file(file).ok();
 }
 
 #[test]
 fn verify_names_the_broken_rule_and_fails() {
-    let file = std::env::temp_dir().join(format!("levelforge-cli-bad-{}.json", std::process::id()));
+    let file = TempFile::new("json");
     let level = serde_json::json!({"game": "fruit", "width": 5, "height": 3, "grid": ["#####", "#aa.#", "#####"]});
-    std::fs::write(&file, level.to_string()).unwrap();
-    let output = levelforge(&["verify", file.to_str().unwrap()]);
+    std::fs::write(file.path(), level.to_string()).unwrap();
+    let output = levelforge(&["verify", file.path()]);
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("fruit.start_match"));
-    std::fs::remove_file(file).ok();
 }
 
-#[test]
-fn pregen_fills_the_store() {
-    let db = std::env::temp_dir().join(format!("levelforge-pregen-{}.db", std::process::id()));
-    let url = format!("sqlite://{}", db.display());
+#[tokio::test]
+async fn pregen_fills_the_store() {
+    let database = TestDatabase::sqlite();
+    let url = database.url.clone();
     let output = levelforge(&[
         "pregen",
         "--game",
@@ -76,6 +76,13 @@ fn pregen_fills_the_store() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    let stored: (i64,) = sqlx::query_as("SELECT COUNT(*) FROM levels WHERE difficulty = 'easy'")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(stored.0, 20, "seeds 1..20, both ends included");
+    pool.close().await;
     let bad = levelforge(&[
         "pregen",
         "--game",
@@ -88,7 +95,6 @@ fn pregen_fills_the_store() {
         &url,
     ]);
     assert!(!bad.status.success());
-    let _ = std::fs::remove_file(&db);
 }
 
 #[test]
@@ -152,4 +158,91 @@ fn bench_quick_prints_a_row_per_game_and_tier_and_a_solver_row_per_game() {
         assert!(states > 0 && seconds > 0.0, "{row:?}");
     }
     assert!(text.contains("load average at start"));
+}
+
+/// Runs the binary with `DEFAULT_GAME` set, as a container's environment would.
+fn levelforge_with_default(args: &[&str], default_game: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_levelforge"))
+        .args(args)
+        .env("DEFAULT_GAME", default_game)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn verify_reads_an_unnamed_level_as_the_default_game() {
+    let generated = levelforge_with_default(
+        &["generate", "--difficulty", "easy", "--seed", "5"],
+        "skiddy",
+    );
+    assert!(generated.status.success(), "{generated:?}");
+    let mut level: serde_json::Value = serde_json::from_slice(&generated.stdout).unwrap();
+    assert_eq!(level["game"], "skiddy");
+    level.as_object_mut().unwrap().remove("game");
+    let file = std::env::temp_dir().join(format!(
+        "levelforge-verify-default-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&file, level.to_string()).unwrap();
+    let path = file.to_str().unwrap();
+
+    let as_skiddy = levelforge_with_default(&["verify", path], "skiddy");
+    let as_fruit = levelforge_with_default(&["verify", path], "fruit");
+    std::fs::remove_file(&file).ok();
+
+    assert!(as_skiddy.status.success(), "{as_skiddy:?}");
+    let report: serde_json::Value = serde_json::from_slice(&as_skiddy.stdout).unwrap();
+    assert_eq!(report["par"], level["par"]);
+    assert!(
+        !as_fruit.status.success(),
+        "a skiddy level is no fruit level"
+    );
+    assert!(String::from_utf8_lossy(&as_fruit.stderr).contains("invalid level"));
+}
+
+#[test]
+fn bench_survey_describes_the_levels_of_one_tier() {
+    let output = levelforge_with_default(
+        &[
+            "bench",
+            "--game",
+            "hopper",
+            "--difficulty",
+            "medium",
+            "--seeds",
+            "3",
+            "--survey",
+        ],
+        "fruit",
+    );
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let starts = |game: &str, tier: &str| {
+        text.lines()
+            .filter(|l| l.split_whitespace().take(2).eq([game, tier]))
+            .count()
+    };
+    // One generation row and one survey row, for hopper medium only.
+    assert_eq!(starts("hopper", "medium"), 2, "{text}");
+    assert_eq!(starts("hopper", "easy"), 0, "{text}");
+    assert_eq!(starts("fruit", "medium"), 0, "{text}");
+    let survey = text
+        .split("survey of the generated levels")
+        .nth(1)
+        .expect("survey table");
+    let row = survey
+        .lines()
+        .find(|l| l.starts_with("hopper"))
+        .expect("survey row");
+    assert!(row.contains(" par ") && row.contains("states "), "{row}");
+    for metric in ["stars", "arrows", "dirt", "grass"] {
+        assert!(row.contains(&format!("{metric} ")), "{metric}: {row}");
+    }
+}
+
+#[test]
+fn bench_rejects_an_unknown_tier() {
+    let output = levelforge_with_default(&["bench", "--quick", "--difficulty", "insane"], "fruit");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown difficulty"));
 }

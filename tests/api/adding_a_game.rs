@@ -1,0 +1,64 @@
+//! What adding a game needs besides its code (the checklist in games/src/registry.rs):
+//! every registered game has its README, its golden catalog and its name in openapi.yaml.
+
+use std::path::Path;
+
+use levelforge_games::registry;
+use yaml_serde::Value;
+
+fn repository() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn every_game_has_a_readme_and_a_golden_catalog() {
+    for name in registry::names() {
+        for file in [
+            format!("games/src/{name}/README.md"),
+            format!("games/tests/golden/{name}.jsonl"),
+        ] {
+            let path = repository().join(&file);
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|_| panic!("game `{name}` has no {file}"));
+            assert!(!text.trim().is_empty(), "{file} is empty");
+        }
+    }
+}
+
+/// The `enum` of every `game` parameter in the document.
+fn game_enums(node: &Value, out: &mut Vec<Vec<String>>) {
+    match node {
+        Value::Mapping(map) => {
+            let is_game_parameter =
+                map.get("name").and_then(Value::as_str) == Some("game") && map.get("in").is_some();
+            if is_game_parameter {
+                let names = map["schema"]["enum"]
+                    .as_sequence()
+                    .expect("a game parameter lists the games in schema.enum")
+                    .iter()
+                    .map(|v| v.as_str().unwrap().to_string())
+                    .collect();
+                out.push(names);
+            }
+            map.values().for_each(|v| game_enums(v, out));
+        }
+        Value::Sequence(items) => items.iter().for_each(|v| game_enums(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn openapi_lists_exactly_the_registered_games() {
+    let text = std::fs::read_to_string(repository().join("openapi.yaml")).unwrap();
+    let document: Value = yaml_serde::from_str(&text).unwrap();
+    let mut enums = Vec::new();
+    game_enums(&document, &mut enums);
+    assert!(enums.len() >= 2, "the shared `game` parameter and /stats'");
+    for names in enums {
+        assert_eq!(
+            names,
+            registry::names(),
+            "openapi.yaml's game enum, in registry order"
+        );
+    }
+}
