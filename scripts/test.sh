@@ -6,6 +6,8 @@
 #   auth), removed on exit. LEVELFORGE_TEST_POSTGRES=postgres://... uses that server instead.
 # - The dashboard's browser test: Chromium (CHROMIUM, default /usr/bin/chromium), Node and
 #   the pinned npm package of tests/browser.
+# - The generated TypeScript client: Node and the pinned npm packages of tests/client-ts.
+# - The proxy-cache test: Debian's nginx at /usr/sbin/nginx.
 # On Debian/Ubuntu, as root or with sudo, what is missing is installed with apt and npm.
 # Elsewhere the script names what is missing and runs the rest: tests whose service is
 # absent show as "ignored" in cargo's summary, never as passed. LEVELFORGE_REQUIRE_ALL=1
@@ -127,6 +129,23 @@ elif [ -d tests/browser/node_modules/playwright-core ] ||
   features+=(test-browser)
 else
   missing+=("the npm package of tests/browser (npm ci --prefix tests/browser failed)")
+fi
+
+# --- The generated TypeScript client (openapi-typescript, openapi-fetch, tsc; pinned) ------
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=("Node.js and npm, for the generated TypeScript client (Debian: apt-get install nodejs npm)")
+elif [ -d tests/client-ts/node_modules/openapi-typescript ] ||
+  npm ci --prefix tests/client-ts --no-audit --no-fund --loglevel=error; then
+  features+=(test-client-ts)
+else
+  missing+=("the npm packages of tests/client-ts (npm ci --prefix tests/client-ts failed)")
+fi
+
+# --- nginx (the proxy-cache test puts Debian's nginx in front of the server) ----------------
+if [ -x /usr/sbin/nginx ] || apt_install nginx; then
+  features+=(test-nginx)
+else
+  missing+=("nginx (Debian: apt-get install nginx)")
 fi
 
 # --- Run ----------------------------------------------------------------------------------

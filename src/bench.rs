@@ -303,7 +303,7 @@ fn timed_compression(encoding: Encoding, bytes: &[u8]) -> (f64, f64) {
 }
 
 /// The smallest value with at least `p` of the values at or below it (as `/stats`).
-fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
+pub fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -362,7 +362,7 @@ fn per_second(rate: f64) -> String {
 }
 
 /// CPU model and count, as far as the system says.
-fn machine() -> String {
+pub fn machine() -> String {
     let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -381,7 +381,7 @@ fn machine() -> String {
 }
 
 /// The 1/5/15-minute load averages, or `unknown`.
-fn load_average() -> String {
+pub fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .ok()
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))

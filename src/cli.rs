@@ -10,7 +10,9 @@ use levelforge_games::{Difficulty, Game, GameError, Limits, Stop, registry};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::config::{GenerateArgs, HealthcheckArgs, PregenArgs, VerifyArgs, parse_seed_range};
+use crate::config::{
+    GenerateArgs, HealthcheckArgs, PregenArgs, StatsArgs, VerifyArgs, parse_seed_range,
+};
 use crate::levels::LevelService;
 use crate::store::{self, LevelKey};
 
@@ -124,6 +126,39 @@ pub async fn pregen(args: &PregenArgs) -> anyhow::Result<()> {
         bail!("{failures} of {total} levels failed");
     }
     Ok(())
+}
+
+/// `levelforge stats [--recompute]`: compares the statistics rollups with a recomputation
+/// from the stored rows (and with `--recompute` replaces them by it); exit status 1 when
+/// they differed.
+pub async fn stats(args: &StatsArgs) -> anyhow::Result<()> {
+    let store = store::connect_with_retry(
+        &args.database.database_url,
+        args.database.database_max_connections,
+    )
+    .await?;
+    let started = std::time::Instant::now();
+    let differences = if args.recompute {
+        store.rebuild_rollups().await?
+    } else {
+        store.check_rollups().await?
+    };
+    for difference in &differences {
+        println!("{difference}");
+    }
+    let verb = if args.recompute { "rebuilt" } else { "checked" };
+    println!(
+        "rollups {verb} in {:.1} s: {} difference(s) from the stored rows",
+        started.elapsed().as_secs_f64(),
+        differences.len()
+    );
+    if differences.is_empty() || args.recompute {
+        Ok(())
+    } else {
+        bail!(
+            "the rollups differ from the stored rows; `levelforge stats --recompute` rebuilds them"
+        )
+    }
 }
 
 /// `levelforge healthcheck`: a plain HTTP/1.1 GET of /healthz on the local port.

@@ -37,6 +37,8 @@ pub enum Command {
     Healthcheck(HealthcheckArgs),
     /// Time cold generation of every game × tier and each game's solver (no server).
     Bench(BenchArgs),
+    /// Check the statistics rollups against the stored levels and plays.
+    Stats(StatsArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -289,6 +291,25 @@ pub struct BenchArgs {
     /// Only this game.
     #[arg(long)]
     pub game: Option<String>,
+    /// Instead: the statistics routes and the play write path on a filled database
+    /// (docs/stats.md). Fills the empty database at --database-url.
+    #[arg(long)]
+    pub stats: bool,
+    /// With --stats: the database to fill (PostgreSQL or SQLite URL); it must be empty.
+    #[arg(long, requires = "stats")]
+    pub database_url: Option<String>,
+    /// With --stats: synthetic levels to store.
+    #[arg(long, default_value_t = 1_000_000, requires = "stats")]
+    pub levels: u64,
+    /// With --stats: synthetic plays to store.
+    #[arg(long, default_value_t = 1_000_000, requires = "stats")]
+    pub plays: u64,
+    /// With --stats: time a database an earlier run filled, as it is.
+    #[arg(long, requires = "stats")]
+    pub reuse: bool,
+    /// With --stats: timed requests per route.
+    #[arg(long, default_value_t = 40, requires = "stats")]
+    pub requests: usize,
     /// Only this tier (with `--game`, a steady generation loop for a profiler).
     #[arg(long)]
     pub difficulty: Option<String>,
@@ -296,6 +317,16 @@ pub struct BenchArgs {
     /// reason and the mean of each key metric, per game and tier.
     #[arg(long)]
     pub survey: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    /// Rebuild the rollups from the stored rows (holding off writers meanwhile) and report
+    /// how they differed; without it, only report.
+    #[arg(long)]
+    pub recompute: bool,
 }
 
 /// Parses `FROM..TO` (inclusive) or a single seed.

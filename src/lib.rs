@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod ratelimit;
 pub mod rating;
 pub mod server;
+pub mod stats_bench;
 pub mod store;
 pub mod telemetry;
 

@@ -15,7 +15,9 @@ async fn main() -> anyhow::Result<()> {
             cli::pregen(&a).await
         }
         Some(Command::Healthcheck(a)) => cli::healthcheck(&a).await,
+        Some(Command::Bench(a)) if a.stats => levelforge::stats_bench::run(&a).await,
         Some(Command::Bench(a)) => levelforge::bench::run(&a),
+        Some(Command::Stats(a)) => cli::stats(&a).await,
     }
 }
 

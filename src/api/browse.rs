@@ -10,9 +10,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use jiff::{Span, Timestamp};
+
+use super::daily::Day;
 use super::params;
 use super::problem::ApiError;
-use crate::store::{Browse, Cursor, GroupStats, LevelSummary, Percentiles, StatsFilter};
+use crate::store::{Browse, Cursor, DayRange, GroupStats, LevelSummary, Percentiles, StatsFilter};
 
 pub const BROWSE_DEFAULT_LIMIT: u32 = 50;
 pub const BROWSE_MAX_LIMIT: u32 = 200;
@@ -155,9 +160,69 @@ pub struct StatsQuery {
     pub game: Option<String>,
     pub difficulty: Option<String>,
     pub format: Option<String>,
+    pub since: Option<String>,
+    pub until: Option<String>,
 }
 
-/// `GET /stats`: one group per (game, difficulty) with stored levels, as JSON or CSV.
+/// Days from `since` when `until` is not given, or back from `until` without `since`.
+pub const TREND_DAYS: i64 = 30;
+pub const STATS_MAX_DAYS: i64 = 366;
+
+fn query_day(name: &str, text: Option<&str>) -> Result<Option<Date>, ApiError> {
+    text.map(|t| {
+        Day::parse(t)
+            .ok()
+            .and_then(|day| day.iso().parse::<Date>().ok())
+            .ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "`{name}` must be a real day YYYY-MM-DD from 1970-01-01, not `{t}`"
+                ))
+            })
+    })
+    .transpose()
+}
+
+/// `date` moved by `days` (clamped to the calendar's range).
+fn shifted(date: Date, days: i64) -> Date {
+    date.checked_add(Span::new().days(days)).unwrap_or(date)
+}
+
+/// The days `since`/`until` name, if either: one alone extends to the other side by
+/// [`TREND_DAYS`] days at most (and `until` not past today).
+fn stats_days(q: &StatsQuery) -> Result<Option<DayRange>, ApiError> {
+    let since = query_day("since", q.since.as_deref())?;
+    let until = query_day("until", q.until.as_deref())?;
+    let span = TREND_DAYS - 1;
+    let (first, last) = match (since, until) {
+        (Some(s), Some(u)) => (s, u),
+        (Some(s), None) => {
+            let today = TimeZone::UTC.to_datetime(Timestamp::now()).date();
+            (s, shifted(s, span).min(today.max(s)))
+        }
+        (None, Some(u)) => (shifted(u, -span), u),
+        (None, None) => return Ok(None),
+    };
+    if first > last {
+        return Err(ApiError::BadRequest(format!(
+            "`since` ({first}) is after `until` ({last})"
+        )));
+    }
+    let days = first
+        .until(last)
+        .map_or(i64::MAX, |span| i64::from(span.get_days()));
+    if days >= STATS_MAX_DAYS {
+        return Err(ApiError::BadRequest(format!(
+            "`since` to `until` spans at most {STATS_MAX_DAYS} days"
+        )));
+    }
+    Ok(Some(DayRange {
+        first: first.to_string(),
+        last: last.to_string(),
+    }))
+}
+
+/// `GET /stats`: one group per (game, difficulty) with stored levels, as JSON or CSV,
+/// from the rollups (its cost does not grow with the stored rows).
 pub async fn stats(
     State(state): State<AppState>,
     query: Result<Query<StatsQuery>, QueryRejection>,
@@ -176,10 +241,12 @@ pub async fn stats(
         None => None,
         named => Some(params::game(named, state.default_game)?.name()),
     };
+    let days = stats_days(&q)?;
     let filter = StatsFilter {
         game,
         difficulty: query_difficulty(q.difficulty.as_deref())?,
         key_metrics: |game| registry::find(game).map_or(&[], |g| g.key_metrics()),
+        days,
     };
     let groups = state.levels.store().stats(&filter).await?;
     if csv {
@@ -202,7 +269,7 @@ fn percentile_cells(p: &Percentiles) -> [String; 3] {
     [cell(p.p50), cell(p.p95), cell(p.p99)]
 }
 
-/// One line per group; the par histogram is JSON-only. The games' key metrics follow
+/// One line per group; the par histogram and the trend are JSON-only. The games' key metrics follow
 /// as `<name>_mean` columns, one per name in any group (empty where a game has none).
 /// Names are games', tiers' and metrics' own (lowercase ASCII), so no cell needs quoting.
 fn stats_csv(groups: &[GroupStats]) -> String {

@@ -124,11 +124,6 @@ pub async fn play(
         .ensure_stored(&key, &level)
         .await
         .inspect_err(|_| crate::metrics::db_error("play_write"))?;
-    let status = match outcome.status {
-        Status::Won => "won",
-        Status::Lost => "lost",
-        Status::Unfinished => "unfinished",
-    };
     let answer_of = |stored: &StoredPlay| {
         let mut answer = outcome.json.clone();
         answer["id"] = json!(stored.id);
@@ -149,7 +144,7 @@ pub async fn play(
         .insert_play(&NewPlay {
             key,
             solved_claimed: report.solved,
-            status,
+            status: outcome.status,
             moves: &moves_text,
             moves_used: outcome.moves_used,
             time_ms: report.time_ms,

@@ -181,6 +181,21 @@ function showStats(group) {
   }
 }
 
+// One bar per day with plays (GET /stats?since=...: the per-day rollups).
+function showTrend(group) {
+  const days = group?.trend ?? [];
+  if (!days.length) return empty($("#chart-trend"), "no plays in the last 30 days");
+  barChart(
+    $("#chart-trend"),
+    days.map((d, i) => ({
+      label: i % 5 === 0 ? d.day.slice(5) : "",
+      tip: `${d.day}: ${d.won} of ${d.plays} plays won`,
+      value: d.solve_rate ?? 0,
+    })),
+    { format: percent, yMax: 1 },
+  );
+}
+
 function card(level) {
   const button = element("button", { class: "card", type: "button", "data-seed": String(level.seed) });
   const image = element("img", { src: level.links.preview, alt: `level ${level.seed}`, loading: "lazy" });
@@ -252,6 +267,9 @@ async function refresh() {
   try {
     const stats = await getJson(`/stats?${query({ game: view.game, difficulty: view.difficulty })}`);
     showStats(stats.groups[0]);
+    const since = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+    const recent = await getJson(`/stats?${query({ game: view.game, difficulty: view.difficulty, since })}`);
+    showTrend(recent.groups[0]);
     await loadPage(`/levels?${query({ game: view.game, difficulty: view.difficulty, limit: PAGE, ...filters() })}`);
   } catch (error) {
     $("#status").textContent = error.message;

@@ -1,11 +1,9 @@
-//! Browsing stored levels: summaries in keyset order, and the dynamic filter the
-//! designer queries share.
+//! Browsing stored levels: summaries in keyset order.
 
 use levelforge_games::Difficulty;
 use serde::Serialize;
-use sqlx::Row;
-use sqlx::any::{AnyArguments, AnyRow};
-use sqlx::query::Query;
+use sqlx::any::AnyRow;
+use sqlx::{Any, QueryBuilder, Row};
 
 use super::sql::SqlStore;
 use super::{StoreError, seed_from_column, seed_to_column};
@@ -95,163 +93,106 @@ impl LevelSummary {
     }
 }
 
-/// A value bound to a placeholder.
-#[derive(Clone, Debug)]
-pub(super) enum Arg {
-    Text(String),
-    Int(i64),
-    Float(f64),
-}
-
-/// A WHERE clause built from optional conditions, with its `$N` arguments in order.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Filter {
-    conditions: Vec<String>,
-    pub(super) args: Vec<Arg>,
-}
-
-impl Filter {
-    /// The placeholder of a new argument.
-    pub(super) fn arg(&mut self, value: Arg) -> String {
-        self.args.push(value);
-        format!("${}", self.args.len())
-    }
-
-    /// Adds `condition`, in which `{}` stands for the placeholder of `value`.
-    pub(super) fn and(&mut self, condition: &str, value: Arg) {
-        let placeholder = self.arg(value);
-        self.conditions.push(condition.replace("{}", &placeholder));
-    }
-
-    pub(super) fn and_sql(&mut self, condition: String) {
-        self.conditions.push(condition);
-    }
-
-    pub(super) fn where_clause(&self) -> String {
-        if self.conditions.is_empty() {
-            String::new()
-        } else {
-            format!(" WHERE {}", self.conditions.join(" AND "))
+/// Adds the page's WHERE clause to `q` and, for `above_par_min` only, first the join that
+/// brings each level's par-bucket mean rating (`par_rating`), scoped to the same game and
+/// tier.
+fn push_filter(q: &mut QueryBuilder<Any>, b: &Browse) {
+    if let Some(min) = b.above_par_min {
+        q.push(
+            " LEFT JOIN (SELECT game AS bucket_game, difficulty AS bucket_tier, par AS bucket_par, \
+             AVG(rating) AS par_rating FROM levels WHERE rated_plays > 0 AND game = ",
+        )
+        .push_bind(b.game);
+        if let Some(d) = b.difficulty {
+            q.push(" AND difficulty = ").push_bind(d.as_str());
         }
-    }
-
-    pub(super) fn bind<'q>(
-        &self,
-        mut query: Query<'q, sqlx::Any, AnyArguments>,
-    ) -> Query<'q, sqlx::Any, AnyArguments> {
-        for arg in &self.args {
-            query = match arg {
-                Arg::Text(text) => query.bind(text.clone()),
-                Arg::Int(int) => query.bind(*int),
-                Arg::Float(float) => query.bind(*float),
-            };
-        }
-        query
-    }
-}
-
-/// The WHERE clause of a page and, for `above_par_min` only, the join that brings each
-/// level's par-bucket mean rating (`par_rating`), scoped to the same game and tier.
-fn browse_filter(q: &Browse) -> (Filter, String) {
-    let mut filter = Filter::default();
-    let game = filter.arg(Arg::Text(q.game.into()));
-    filter.and_sql(format!("game = {game}"));
-    let mut bucket_scope = format!("game = {game}");
-    if let Some(d) = q.difficulty {
-        let tier = filter.arg(Arg::Text(d.as_str().into()));
-        filter.and_sql(format!("difficulty = {tier}"));
-        bucket_scope += &format!(" AND difficulty = {tier}");
-    }
-    if let Some(min) = q.par_min {
-        filter.and("par >= {}", Arg::Int(min.into()));
-    }
-    if let Some(max) = q.par_max {
-        filter.and("par <= {}", Arg::Int(max.into()));
-    }
-    if q.rating_min.is_some() || q.rating_max.is_some() {
-        filter.and_sql("rated_plays > 0".into());
-    }
-    if let Some(min) = q.rating_min {
-        filter.and("rating >= {}", Arg::Float(min));
-    }
-    if let Some(max) = q.rating_max {
-        filter.and("rating <= {}", Arg::Float(max));
-    }
-    if let Some(min) = q.above_par_min {
-        filter.and(
-            "rated_plays > 0 AND rating - par_rating >= {}",
-            Arg::Float(min),
+        q.push(
+            " GROUP BY game, difficulty, par) buckets \
+             ON bucket_game = game AND bucket_tier = difficulty AND bucket_par = par",
         );
+        q.push(" WHERE rated_plays > 0 AND rating - par_rating >= ")
+            .push_bind(min);
+    } else {
+        q.push(" WHERE 1 = 1");
     }
-    if let Some(after) = q.after {
-        let par = filter.arg(Arg::Int(after.par.into()));
-        let seed = filter.arg(Arg::Int(seed_to_column(after.seed)));
+    q.push(" AND game = ").push_bind(b.game);
+    if let Some(d) = b.difficulty {
+        q.push(" AND difficulty = ").push_bind(d.as_str());
+    }
+    if let Some(min) = b.par_min {
+        q.push(" AND par >= ").push_bind(i64::from(min));
+    }
+    if let Some(max) = b.par_max {
+        q.push(" AND par <= ").push_bind(i64::from(max));
+    }
+    if b.rating_min.is_some() || b.rating_max.is_some() {
+        q.push(" AND rated_plays > 0");
+    }
+    if let Some(min) = b.rating_min {
+        q.push(" AND rating >= ").push_bind(min);
+    }
+    if let Some(max) = b.rating_max {
+        q.push(" AND rating <= ").push_bind(max);
+    }
+    if let Some(after) = b.after {
+        q.push(" AND (par, seed");
         // With one tier the row comparison matches the (game, difficulty, par, seed) index.
-        if q.difficulty.is_some() {
-            filter.and_sql(format!("(par, seed) > ({par}, {seed})"));
-        } else {
-            let tier = filter.arg(Arg::Text(after.difficulty.as_str().into()));
-            filter.and_sql(format!("(par, seed, difficulty) > ({par}, {seed}, {tier})"));
+        if b.difficulty.is_none() {
+            q.push(", difficulty");
         }
+        q.push(") > (")
+            .push_bind(i64::from(after.par))
+            .push(", ")
+            .push_bind(seed_to_column(after.seed));
+        if b.difficulty.is_none() {
+            q.push(", ").push_bind(after.difficulty.as_str());
+        }
+        q.push(")");
     }
-    if q.above_par_min.is_none() {
-        return (filter, String::new());
-    }
-    let join = format!(
-        " LEFT JOIN (SELECT game AS bucket_game, difficulty AS bucket_tier, par AS bucket_par, \
-         AVG(rating) AS par_rating FROM levels WHERE {bucket_scope} AND rated_plays > 0 \
-         GROUP BY game, difficulty, par) buckets \
-         ON bucket_game = game AND bucket_tier = difficulty AND bucket_par = par"
-    );
-    (filter, join)
 }
 
 fn summary(row: &AnyRow) -> Result<LevelSummary, sqlx::Error> {
-    let rating: f64 = row.try_get(11)?;
-    let rated_plays: i64 = row.try_get(13)?;
+    let rating: f64 = row.try_get("rating")?;
+    let rated_plays: i64 = row.try_get("rated_plays")?;
     Ok(LevelSummary {
-        game: row.try_get(0)?,
-        difficulty: row.try_get(1)?,
-        seed: seed_from_column(row.try_get(2)?),
-        version: row.try_get(3)?,
-        par: row.try_get(4)?,
-        attempts: row.try_get(5)?,
-        states: row.try_get(6)?,
-        solution_count: row.try_get(7)?,
-        generate_ms: row.try_get(8)?,
-        solve_ms: row.try_get(9)?,
-        created_at: row.try_get(10)?,
+        game: row.try_get("game")?,
+        difficulty: row.try_get("difficulty")?,
+        seed: seed_from_column(row.try_get("seed")?),
+        version: row.try_get("version")?,
+        par: row.try_get("par")?,
+        attempts: row.try_get("attempts")?,
+        states: row.try_get("states")?,
+        solution_count: row.try_get("solution_count")?,
+        generate_ms: row.try_get("generate_ms")?,
+        solve_ms: row.try_get("solve_ms")?,
+        created_at: row.try_get("created_at")?,
         rating: (rated_plays > 0).then(|| tenths(rating)),
-        rating_deviation: tenths(row.try_get(12)?),
+        rating_deviation: tenths(row.try_get("rating_deviation")?),
         rated_plays,
         rating_above_par: None, // filled in by `with_par_ratings`
     })
 }
 
 impl SqlStore {
-    pub(super) async fn browse_page(&self, q: &Browse) -> Result<Vec<LevelSummary>, StoreError> {
-        let (filter, join) = browse_filter(q);
-        let sql = format!(
+    pub(super) async fn browse_page(&self, b: &Browse) -> Result<Vec<LevelSummary>, StoreError> {
+        let mut q = QueryBuilder::new(format!(
             "SELECT game, difficulty, seed, version, par, attempts, states, solution_count, \
-             generate_ms, solve_ms, {created}, rating, rating_deviation, rated_plays \
-             FROM levels{join}{where_clause} \
-             ORDER BY par, seed, difficulty LIMIT {limit}",
-            created = self.backend().created_at_text(),
-            where_clause = filter.where_clause(),
-            limit = q.limit,
-        );
-        let rows = filter
-            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
-            .fetch_all(self.pool())
-            .await?;
+             generate_ms, solve_ms, {} AS created_at, rating, rating_deviation, rated_plays \
+             FROM levels",
+            self.backend().created_at_text(),
+        ));
+        push_filter(&mut q, b);
+        q.push(" ORDER BY par, seed, difficulty LIMIT ")
+            .push(b.limit);
+        let rows = self.backend().query(&mut q).fetch_all(self.pool()).await?;
         let mut page: Vec<LevelSummary> = rows.iter().map(summary).collect::<Result<_, _>>()?;
-        self.with_par_ratings(q.game, &mut page).await?;
+        self.with_par_ratings(b.game, &mut page).await?;
         Ok(page)
     }
 
     /// Sets each rated summary's `rating_above_par`: its distance from the mean rating of
-    /// the rated levels of its (tier, par), by one grouped query over just the buckets on
-    /// the page, through the (game, difficulty, par) index.
+    /// the rated levels of its (tier, par), read from the par rollups of just the buckets
+    /// on the page.
     async fn with_par_ratings(
         &self,
         game: &str,
@@ -267,32 +208,31 @@ impl SqlStore {
         if buckets.is_empty() {
             return Ok(());
         }
-        let mut filter = Filter::default();
-        filter.and("game = {}", Arg::Text(game.into()));
-        filter.and_sql("rated_plays > 0".into());
-        let wanted: Vec<String> = buckets
-            .iter()
-            .map(|(tier, par)| {
-                let tier = filter.arg(Arg::Text((*tier).into()));
-                let par = filter.arg(Arg::Int(*par));
-                format!("(difficulty = {tier} AND par = {par})")
-            })
-            .collect();
-        filter.and_sql(format!("({})", wanted.join(" OR ")));
-        let sql = format!(
-            "SELECT difficulty, par, AVG(rating) FROM levels{} GROUP BY difficulty, par",
-            filter.where_clause()
+        let mut q = QueryBuilder::new(
+            "SELECT difficulty, par, CAST(SUM(rating_micros) AS BIGINT) AS rating_micros, \
+             CAST(SUM(rated_levels) AS BIGINT) AS rated_levels FROM stats_pars WHERE game = ",
         );
-        let rows = filter
-            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
-            .fetch_all(self.pool())
-            .await?;
+        q.push_bind(game.to_string()).push(" AND (");
+        let mut wanted = q.separated(" OR ");
+        for (tier, par) in &buckets {
+            wanted
+                .push("(difficulty = ")
+                .push_bind_unseparated(tier.to_string())
+                .push_unseparated(" AND par = ")
+                .push_bind_unseparated(*par)
+                .push_unseparated(")");
+        }
+        q.push(") GROUP BY difficulty, par");
+        let rows = self.backend().query(&mut q).fetch_all(self.pool()).await?;
         let mut means = Vec::with_capacity(rows.len());
         for row in &rows {
-            let tier: String = row.try_get(0)?;
-            let par: i64 = row.try_get(1)?;
-            let mean: f64 = row.try_get(2)?;
-            means.push((tier, par, mean));
+            let tier: String = row.try_get("difficulty")?;
+            let par: i64 = row.try_get("par")?;
+            let micros: i64 = row.try_get("rating_micros")?;
+            let rated: i64 = row.try_get("rated_levels")?;
+            if rated > 0 {
+                means.push((tier, par, micros as f64 / 1e6 / rated as f64));
+            }
         }
         for level in page.iter_mut() {
             let mean = means

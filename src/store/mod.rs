@@ -7,16 +7,19 @@
 mod browse;
 mod dialect;
 mod plays;
+mod rollups;
+mod sketch;
 mod sql;
 mod stats;
 
 use async_trait::async_trait;
-use levelforge_games::{Difficulty, Summary};
+use levelforge_games::{Difficulty, Status, Summary};
 
 pub use browse::{Browse, Cursor, LevelSummary};
 pub use plays::{PlayRatings, StoredPlay};
+pub use rollups::Rollups;
 pub use sql::SqlStore;
-pub use stats::{GroupStats, Percentiles, PlayStats, StatsFilter};
+pub use stats::{DayRange, DayStats, GroupStats, Percentiles, PlayStats, StatsFilter};
 
 /// The key of a level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -37,8 +40,8 @@ pub struct NewLevel<'a> {
 pub struct NewPlay<'a> {
     pub key: LevelKey,
     pub solved_claimed: bool,
-    /// The server replay's verdict: `won`, `lost` or `unfinished`.
-    pub status: &'a str,
+    /// The server replay's verdict.
+    pub status: Status,
     pub moves: &'a str,
     pub moves_used: u32,
     pub time_ms: Option<u64>,

@@ -4,12 +4,15 @@
 //! concurrent plays of one level, on any replica, must take turns. The transaction's
 //! first statement is a no-op UPDATE of the level row: PostgreSQL then holds that row's
 //! lock (which the play's foreign key does not conflict with), SQLite its write lock.
-//! A second play by the same client waits there and then sees the first one.
+//! A second play by the same client waits there and then sees the first one. The same
+//! transaction adds the play (and the rating's move) to the statistics rollups.
 
+use levelforge_games::Status;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 
-use super::sql::SqlStore;
+use super::rollups::{Group, PlayFacts, Rollups, random_shard};
+use super::sql::{Backend, SqlStore};
 use super::{Idempotency, IdempotentPlay, LevelKey, NewPlay, StoreError, seed_to_column};
 use crate::rating::{RatedPlay, Rating, rate_play};
 
@@ -32,20 +35,62 @@ const RATING_COLUMNS: &str = "rating, rating_deviation, rating_volatility";
 
 fn rating_of(row: &AnyRow) -> Result<Rating, sqlx::Error> {
     Ok(Rating {
-        rating: row.try_get(0)?,
-        deviation: row.try_get(1)?,
-        volatility: row.try_get(2)?,
+        rating: row.try_get("rating")?,
+        deviation: row.try_get("rating_deviation")?,
+        volatility: row.try_get("rating_volatility")?,
     })
+}
+
+/// A replay's verdict as the `status` column holds it.
+pub(super) fn status_text(status: Status) -> &'static str {
+    match status {
+        Status::Won => "won",
+        Status::Lost => "lost",
+        Status::Unfinished => "unfinished",
+    }
+}
+
+/// The played level, locked for the transaction.
+struct LockedLevel {
+    version: i64,
+    par: i64,
+    rated_plays: i64,
+    rating: Rating,
 }
 
 impl SqlStore {
     pub(super) async fn record_play(&self, play: &NewPlay<'_>) -> Result<StoredPlay, StoreError> {
         let mut tx = self.pool().begin().await?;
-        let ratings = match play.client {
-            Some(client) => rate_first_play(&mut tx, play, client).await?,
-            None => None,
+        // None: not stored, and the insert's foreign key reports it.
+        let level = lock_level(&mut tx, &play.key).await?;
+        let ratings = match (play.client, &level) {
+            (Some(client), Some(level)) => rate_first_play(&mut tx, play, client, level).await?,
+            _ => None,
         };
-        let id = insert(&mut tx, play, ratings.as_ref()).await?;
+        let (id, day) = insert(&mut tx, play, ratings.as_ref(), self.backend()).await?;
+        if let Some(level) = level.filter(|_| self.keeps_rollups()) {
+            let group = Group {
+                game: play.key.game.into(),
+                difficulty: play.key.difficulty.as_str().into(),
+                version: level.version,
+            };
+            let mut rollups = Rollups::default();
+            rollups.add_play(&PlayFacts {
+                group: group.clone(),
+                par: level.par,
+                won: play.status == Status::Won,
+                moves_used: play.moves_used.into(),
+                time_ms: play.time_ms.map(|t| t as i64),
+                day,
+            });
+            if let Some(ratings) = &ratings {
+                let before = (level.rated_plays > 0).then_some(level.rating.rating);
+                rollups.move_rating(&group, level.par, before, ratings.after.level.rating);
+            }
+            rollups
+                .upsert(&mut tx, self.backend(), random_shard())
+                .await?;
+        }
         let stored = StoredPlay { id, ratings };
         if let Some(idempotency) = &play.idempotency {
             remember_answer(&mut tx, idempotency, &stored).await?;
@@ -98,29 +143,42 @@ async fn remember_answer(
     }
 }
 
-/// Locks the level, and rates the play if it is the client's first of this level.
-async fn rate_first_play(
+async fn lock_level(
     tx: &mut Transaction<'static, Any>,
-    play: &NewPlay<'_>,
-    client: &str,
-) -> Result<Option<PlayRatings>, StoreError> {
-    let key = &play.key;
-    let Some(level_row) = bind_key(
+    key: &LevelKey,
+) -> Result<Option<LockedLevel>, StoreError> {
+    let row = bind_key(
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE levels SET rated_plays = rated_plays \
-             WHERE game = $1 AND difficulty = $2 AND seed = $3 RETURNING {RATING_COLUMNS}"
+             WHERE game = $1 AND difficulty = $2 AND seed = $3 \
+             RETURNING version, par, rated_plays, {RATING_COLUMNS}"
         ))),
         key,
     )
     .fetch_optional(&mut **tx)
-    .await?
-    else {
-        // Not stored: the insert's foreign key reports it.
+    .await?;
+    let Some(row) = row else {
         return Ok(None);
     };
+    Ok(Some(LockedLevel {
+        version: row.try_get("version")?,
+        par: row.try_get("par")?,
+        rated_plays: row.try_get("rated_plays")?,
+        rating: rating_of(&row)?,
+    }))
+}
+
+/// Rates the play if it is the client's first of this (locked) level.
+async fn rate_first_play(
+    tx: &mut Transaction<'static, Any>,
+    play: &NewPlay<'_>,
+    client: &str,
+    level: &LockedLevel,
+) -> Result<Option<PlayRatings>, StoreError> {
+    let key = &play.key;
     let earlier: i64 = bind_key(
         sqlx::query(
-            "SELECT COUNT(*) FROM plays \
+            "SELECT COUNT(*) AS earlier FROM plays \
              WHERE game = $1 AND difficulty = $2 AND seed = $3 AND client = $4",
         ),
         key,
@@ -128,7 +186,7 @@ async fn rate_first_play(
     .bind(client)
     .fetch_one(&mut **tx)
     .await?
-    .try_get(0)?;
+    .try_get("earlier")?;
     if earlier > 0 {
         return Ok(None);
     }
@@ -141,14 +199,11 @@ async fn rate_first_play(
     .bind(client)
     .fetch_one(&mut **tx)
     .await?;
+    let player_before = rating_of(&player_row)?;
     let ratings = PlayRatings {
-        player_before: rating_of(&player_row)?,
-        level_before: rating_of(&level_row)?,
-        after: rate_play(
-            rating_of(&player_row)?,
-            rating_of(&level_row)?,
-            play.status == "won",
-        ),
+        player_before,
+        level_before: level.rating,
+        after: rate_play(player_before, level.rating, play.status == Status::Won),
     };
     save_ratings(tx, key, client, &ratings.after).await?;
     Ok(Some(ratings))
@@ -186,33 +241,35 @@ async fn save_ratings(
     Ok(())
 }
 
+/// Inserts the play; returns its id and the UTC day the database stamped on it.
 async fn insert(
     tx: &mut Transaction<'static, Any>,
     play: &NewPlay<'_>,
     ratings: Option<&PlayRatings>,
-) -> Result<i64, StoreError> {
+    backend: Backend,
+) -> Result<(i64, String), StoreError> {
+    let (rated, level_rating) = Backend::nullable_float(ratings.map(|r| r.after.level.rating));
     let row = bind_key(
-        sqlx::query(
+        sqlx::query(sqlx::AssertSqlSafe(format!(
             "INSERT INTO plays (game, difficulty, seed, solved_claimed, status, moves, moves_used, \
              time_ms, client, rated, level_rating) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $10 THEN $11 END) \
-             RETURNING id",
-        ),
+             RETURNING id, {} AS day",
+            backend.day_of("created_at")
+        ))),
         &play.key,
     )
     .bind(play.solved_claimed)
-    .bind(play.status)
+    .bind(status_text(play.status))
     .bind(play.moves)
     .bind(play.moves_used as i32)
     .bind(play.time_ms.map(|t| t as i64))
     .bind(play.client)
-    .bind(ratings.is_some())
-    // Never a NULL f64: sqlx 0.9's Any driver sends `None::<f64>` to PostgreSQL as a
-    // float4 NULL, which a statement prepared for float8 rejects. The CASE makes it NULL.
-    .bind(ratings.map_or(0.0, |r| r.after.level.rating))
+    .bind(rated)
+    .bind(level_rating)
     .fetch_one(&mut **tx)
     .await?;
-    Ok(row.try_get(0)?)
+    Ok((row.try_get("id")?, row.try_get("day")?))
 }
 
 type AnyQuery<'q> = sqlx::query::Query<'q, Any, sqlx::any::AnyArguments>;

@@ -6,57 +6,47 @@ use async_trait::async_trait;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyPool, Executor, Row};
 
+pub use super::dialect::Backend;
+use super::rollups::{Group, LevelFacts, Rollups};
 use super::{
     Browse, GroupStats, IdempotentPlay, LevelKey, LevelSummary, NewLevel, NewPlay, StatsFilter,
     Store, StoreError, StoredPlay, seed_to_column,
 };
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    Postgres,
-    Sqlite,
-}
-
 #[derive(Clone)]
 pub struct SqlStore {
     pool: AnyPool,
     backend: Backend,
+    /// Off only to measure what keeping the rollups costs (`levelforge bench --stats`).
+    rollups: bool,
 }
 
 impl SqlStore {
     /// Connects and applies the backend's migrations. A SQLite URL creates its file.
     pub async fn connect(url: &str, max_connections: u32) -> Result<SqlStore, StoreError> {
         install_default_drivers();
-        let backend = if url.starts_with("sqlite:") {
-            Backend::Sqlite
-        } else {
-            Backend::Postgres
-        };
-        let url = match backend {
-            Backend::Sqlite if !url.contains("mode=") => {
-                format!("{url}{}mode=rwc", if url.contains('?') { '&' } else { '?' })
-            }
-            _ => url.to_string(),
-        };
+        let backend = Backend::of_url(url);
         let pool = AnyPoolOptions::new()
             .max_connections(max_connections)
             .acquire_timeout(Duration::from_secs(3))
             .after_connect(move |conn, _| {
                 Box::pin(async move {
-                    if backend == Backend::Sqlite {
-                        // Concurrent writers wait for each other instead of failing.
-                        conn.execute("PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;")
-                            .await?;
+                    if let Some(sql) = backend.per_connection_sql() {
+                        conn.execute(sql).await?;
                     }
                     Ok(())
                 })
             })
-            .connect(&url)
+            .connect(&backend.connect_url(url))
             .await?;
-        if backend == Backend::Sqlite {
-            pool.execute("PRAGMA journal_mode = WAL").await?;
+        if let Some(sql) = backend.per_database_sql() {
+            pool.execute(sql).await?;
         }
-        let store = SqlStore { pool, backend };
+        let store = SqlStore {
+            pool,
+            backend,
+            rollups: true,
+        };
         store.migrate().await?;
         Ok(store)
     }
@@ -84,6 +74,18 @@ impl SqlStore {
     pub fn pool(&self) -> &AnyPool {
         &self.pool
     }
+
+    /// The same store without rollup upkeep: only for measuring its cost.
+    pub fn without_rollups(&self) -> SqlStore {
+        SqlStore {
+            rollups: false,
+            ..self.clone()
+        }
+    }
+
+    pub(super) fn keeps_rollups(&self) -> bool {
+        self.rollups
+    }
 }
 
 #[async_trait]
@@ -106,7 +108,8 @@ impl Store for SqlStore {
         level: &NewLevel<'_>,
     ) -> Result<String, StoreError> {
         let s = level.summary;
-        sqlx::query(
+        let mut tx = self.pool.begin().await?;
+        let inserted = sqlx::query(
             "INSERT INTO levels (game, difficulty, seed, version, par, attempts, generate_ms, solve_ms, \
              states, solution_count, metrics, level) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
@@ -124,8 +127,34 @@ impl Store for SqlStore {
         .bind(s.solution_count as i64)
         .bind(s.metrics.get())
         .bind(level.json)
-        .execute(&self.pool)
-        .await?;
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if inserted && self.rollups {
+            // The rollups read the metrics' entries; a document that does not parse has none.
+            let metrics: serde_json::Value =
+                serde_json::from_str(s.metrics.get()).unwrap_or(serde_json::Value::Null);
+            let mut rollups = Rollups::default();
+            rollups.add_level(&LevelFacts {
+                group: Group {
+                    game: key.game.into(),
+                    difficulty: key.difficulty.as_str().into(),
+                    version: level.version.into(),
+                },
+                par: s.par.into(),
+                attempts: s.attempts.into(),
+                generate_ms: s.generate_ms as i64,
+                solve_ms: s.solve_ms as i64,
+                states: s.states as i64,
+                solution_count: s.solution_count as i64,
+                metrics: &metrics,
+            });
+            rollups
+                .upsert(&mut tx, self.backend, super::rollups::random_shard())
+                .await?;
+        }
+        tx.commit().await?;
         let stored = self.level(key).await?;
         // Only a concurrent delete could get here, and nothing deletes levels.
         stored.ok_or_else(|| StoreError::Query(sqlx::Error::RowNotFound))

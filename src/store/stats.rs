@@ -1,30 +1,44 @@
-//! Statistics per (game, difficulty) over stored levels and player plays. Only stored
-//! columns and the `metrics` JSON are read: no game's rules.
+//! Statistics per (game, difficulty), read from the rollups alone (see `rollups.rs`): the
+//! cost depends on the number of groups, pars, days and histogram buckets, not on the
+//! number of levels or plays. No game's rules: a game's key metrics are names it gives.
 
 use std::collections::BTreeMap;
 
 use levelforge_games::Difficulty;
 use serde::Serialize;
-use sqlx::Row;
 use sqlx::any::AnyRow;
+use sqlx::{Any, QueryBuilder, Row};
 
 use super::StoreError;
-use super::browse::{Arg, Filter};
+use super::sketch;
 use super::sql::SqlStore;
 use crate::rating::tenths;
 
-/// Both optional: absent means every game / every tier, one group each.
-#[derive(Clone, Copy, Debug)]
+/// Which groups, and which days.
+#[derive(Clone, Debug)]
 pub struct StatsFilter {
+    /// Absent: every game / every tier, one group each.
     pub game: Option<&'static str>,
     pub difficulty: Option<Difficulty>,
     /// A game's key metrics (`Game::key_metrics`), looked up by game name; the store
     /// summarises whatever it is given without knowing what the names mean.
     pub key_metrics: fn(&str) -> &'static [&'static str],
+    /// Given: the `plays` figures cover only these UTC days, and each group's `trend`
+    /// lists them. Absent: every play, and no trend (the per-day medians are the
+    /// costliest read: groups × days × buckets rows).
+    pub days: Option<DayRange>,
 }
 
-/// Nearest-rank percentiles (the smallest value with at least p of the values at or
-/// below it): PostgreSQL's `percentile_disc`. None without values.
+/// Whole UTC days, `YYYY-MM-DD`, both ends included.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DayRange {
+    pub first: String,
+    pub last: String,
+}
+
+/// Percentiles by nearest rank (the smallest value with at least p of the values at or
+/// below it). Par's are exact; the millisecond ones come from log buckets and are within
+/// 1 % of the exact value (see `sketch.rs`). None without values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Percentiles {
     pub p50: Option<i64>,
@@ -72,7 +86,8 @@ pub struct ParBucket {
     pub solve_rate: Option<f64>,
 }
 
-/// Player-calibrated difficulty over the group's rated levels.
+/// Player-calibrated difficulty over the group's rated levels; `min` and `max` are
+/// rounded down to the tenth (the rollup keeps a histogram of tenths).
 #[derive(Clone, Debug, Serialize)]
 pub struct RatingStats {
     pub rated_levels: i64,
@@ -123,7 +138,17 @@ pub struct PlayStats {
     pub solve_rate: Option<f64>,
     /// Mean of moves_used - par over won plays.
     pub moves_over_par_mean: Option<f64>,
-    /// Median time_ms of won plays that reported a time.
+    /// Median time_ms of won plays that reported a time (within 1 %).
+    pub time_to_solve_ms_p50: Option<i64>,
+}
+
+/// One UTC day of a group's plays.
+#[derive(Clone, Debug, Serialize)]
+pub struct DayStats {
+    pub day: String,
+    pub plays: i64,
+    pub won: i64,
+    pub solve_rate: Option<f64>,
     pub time_to_solve_ms_p50: Option<i64>,
 }
 
@@ -145,308 +170,347 @@ pub struct GroupStats {
     pub metrics: BTreeMap<&'static str, MetricStats>,
     pub ratings: RatingStats,
     pub plays: PlayStats,
+    /// With `since`/`until`: those days that had plays, oldest first; else empty.
+    pub trend: Vec<DayStats>,
 }
 
 fn ratio(part: i64, whole: i64) -> Option<f64> {
     (whole > 0).then(|| part as f64 / whole as f64)
 }
 
-/// A level's rating where players have rated it, else NULL (left out of aggregates).
-const RATED_RATING: &str = "CASE WHEN rated_plays > 0 THEN rating END";
+fn mean(sum: i64, count: i64) -> Option<f64> {
+    ratio(sum, count)
+}
 
-/// `WHERE game = $1 AND difficulty = $2` for one group.
-fn group_filter(game: &str, difficulty: &str, column_prefix: &str) -> Filter {
-    let mut filter = Filter::default();
-    filter.and(
-        &format!("{column_prefix}game = {{}}"),
-        Arg::Text(game.into()),
-    );
-    filter.and(
-        &format!("{column_prefix}difficulty = {{}}"),
-        Arg::Text(difficulty.into()),
-    );
-    filter
+/// A rating sum in millionths over `count` levels, as a mean rating in tenths.
+fn rating_mean(micros: i64, count: i64) -> Option<f64> {
+    (count > 0).then(|| tenths(micros as f64 / 1e6 / count as f64))
+}
+
+/// `(game, difficulty)`: the key every rollup query returns its rows by.
+type GroupName = (String, String);
+
+fn group_name(row: &AnyRow) -> Result<GroupName, sqlx::Error> {
+    Ok((row.try_get("game")?, row.try_get("difficulty")?))
+}
+
+/// Histogram buckets (ascending) of one measure of one group.
+type Buckets = Vec<(i64, i64)>;
+
+fn sketch_percentiles(buckets: Option<&Buckets>) -> Percentiles {
+    let buckets = buckets.map_or(&[][..], Vec::as_slice);
+    Percentiles::from_counts(
+        buckets
+            .iter()
+            .map(|&(bucket, n)| (sketch::representative(bucket), n)),
+    )
+}
+
+/// `CAST(SUM(c) AS BIGINT) AS c`, for each column (PostgreSQL sums BIGINTs as NUMERIC).
+fn sums(columns: &[&str]) -> String {
+    columns
+        .iter()
+        .map(|c| format!("CAST(SUM({c}) AS BIGINT) AS {c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Everything one `/stats` request reads, keyed by group.
+#[derive(Default)]
+struct Read {
+    pars: BTreeMap<GroupName, Vec<ParBucket>>,
+    metrics: BTreeMap<(GroupName, String), MetricStats>,
+    /// (group, measure) → buckets, all time.
+    sketches: BTreeMap<(GroupName, String), Buckets>,
+    /// group → day → (plays, won, moves over par).
+    days: BTreeMap<GroupName, BTreeMap<String, (i64, i64, i64)>>,
+    /// (group, day) → buckets of won plays' time_ms.
+    day_times: BTreeMap<(GroupName, String), Buckets>,
 }
 
 impl SqlStore {
+    /// A query on a rollup table, limited to the filter's game and tier.
+    fn scoped(
+        &self,
+        select: &str,
+        filter: &StatsFilter,
+        days: Option<&DayRange>,
+    ) -> QueryBuilder<Any> {
+        let mut q = QueryBuilder::new(select);
+        q.push(" WHERE 1 = 1");
+        if let Some(game) = filter.game {
+            q.push(" AND game = ").push_bind(game);
+        }
+        if let Some(difficulty) = filter.difficulty {
+            q.push(" AND difficulty = ").push_bind(difficulty.as_str());
+        }
+        if let Some(days) = days {
+            q.push(" AND day >= ")
+                .push_bind(days.first.clone())
+                .push(" AND day <= ")
+                .push_bind(days.last.clone());
+        }
+        q
+    }
+
+    async fn rows(&self, mut q: QueryBuilder<Any>) -> Result<Vec<AnyRow>, StoreError> {
+        Ok(self.backend().query(&mut q).fetch_all(self.pool()).await?)
+    }
+
     pub(super) async fn all_stats(
         &self,
         filter: &StatsFilter,
     ) -> Result<Vec<GroupStats>, StoreError> {
-        let rows = self.level_aggregates(filter).await?;
-        let mut groups = Vec::with_capacity(rows.len());
-        for row in &rows {
-            groups.push(self.group(row, filter.key_metrics).await?);
-        }
-        Ok(groups)
-    }
-
-    /// One row per group: everything plain SQL aggregates give.
-    async fn level_aggregates(&self, f: &StatsFilter) -> Result<Vec<AnyRow>, StoreError> {
-        let mut filter = Filter::default();
-        if let Some(game) = f.game {
-            filter.and("game = {}", Arg::Text(game.into()));
-        }
-        if let Some(d) = f.difficulty {
-            filter.and("difficulty = {}", Arg::Text(d.as_str().into()));
-        }
-        let rated = RATED_RATING;
-        let sql = format!(
-            "SELECT game, difficulty, COUNT(*), CAST(SUM(attempts) AS BIGINT), \
-             CAST(AVG(par) AS DOUBLE PRECISION), CAST(AVG(states) AS DOUBLE PRECISION), \
-             MAX(states), CAST(SUM(CASE WHEN solution_count = 1 THEN 1 ELSE 0 END) AS BIGINT), \
-             MAX(solution_count), \
-             CAST(SUM(CASE WHEN rated_plays > 0 THEN 1 ELSE 0 END) AS BIGINT), \
-             CAST(AVG({rated}) AS DOUBLE PRECISION), MIN({rated}), MAX({rated}) \
-             FROM levels{} GROUP BY game, difficulty ORDER BY game, difficulty",
-            filter.where_clause()
+        let mut q = self.scoped(
+            &format!(
+                "SELECT game, difficulty, {}, MAX(states_max) AS states_max, \
+                 MAX(solutions_max) AS solutions_max FROM stats_groups",
+                sums(&[
+                    "levels",
+                    "candidates",
+                    "par_sum",
+                    "states_sum",
+                    "solutions_unique",
+                    "rated_levels",
+                    "rating_micros",
+                    "plays",
+                    "won",
+                    "moves_over_par",
+                ])
+            ),
+            filter,
+            None,
         );
-        Ok(filter
-            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
-            .fetch_all(self.pool())
-            .await?)
-    }
-
-    async fn group(
-        &self,
-        row: &AnyRow,
-        key_metrics: fn(&str) -> &'static [&'static str],
-    ) -> Result<GroupStats, StoreError> {
-        let game: String = row.try_get(0)?;
-        let difficulty: String = row.try_get(1)?;
-        let metrics = self
-            .key_metric_stats(&game, &difficulty, key_metrics(&game))
-            .await?;
-        let levels: i64 = row.try_get(2)?;
-        let candidates: i64 = row.try_get::<Option<i64>, _>(3)?.unwrap_or(0);
-        let unique: i64 = row.try_get::<Option<i64>, _>(7)?.unwrap_or(0);
-        let mut histogram = self.par_histogram(&game, &difficulty).await?;
-        let plays = self.play_stats(&game, &difficulty, &mut histogram).await?;
-        let level_rows = format!(
-            " FROM levels{}",
-            group_filter(&game, &difficulty, "").where_clause()
-        );
-        let level_args = group_filter(&game, &difficulty, "");
-        Ok(GroupStats {
-            levels,
-            candidates,
-            acceptance_rate: ratio(levels, candidates),
-            par: ParStats {
-                mean: row.try_get(4)?,
-                percentiles: Percentiles::from_counts(histogram.iter().map(|b| (b.par, b.levels))),
-                histogram,
-            },
-            generate_ms: self
-                .percentiles("generate_ms", &level_rows, &level_args)
-                .await?,
-            solve_ms: self
-                .percentiles("solve_ms", &level_rows, &level_args)
-                .await?,
-            states: StatesStats {
-                mean: row.try_get(5)?,
-                max: row.try_get(6)?,
-            },
-            solution_count: SolutionStats {
-                unique,
-                multiple: levels - unique,
-                max: row.try_get(8)?,
-            },
-            metrics,
-            ratings: RatingStats {
-                rated_levels: row.try_get::<Option<i64>, _>(9)?.unwrap_or(0),
-                mean: row.try_get::<Option<f64>, _>(10)?.map(tenths),
-                min: row.try_get::<Option<f64>, _>(11)?.map(tenths),
-                max: row.try_get::<Option<f64>, _>(12)?.map(tenths),
-            },
-            plays,
-            game,
-            difficulty,
-        })
-    }
-
-    /// Count, sum, mean and max of each named `metrics` entry over one group, in one scan.
-    async fn key_metric_stats(
-        &self,
-        game: &str,
-        difficulty: &str,
-        names: &'static [&'static str],
-    ) -> Result<BTreeMap<&'static str, MetricStats>, StoreError> {
-        if names.is_empty() {
-            return Ok(BTreeMap::new());
-        }
-        // Each metric is picked out once per row, from metrics parsed once per row.
-        let backend = self.backend();
-        let picked: Vec<String> = names
+        q.push(" GROUP BY game, difficulty HAVING SUM(levels) > 0 ORDER BY game, difficulty");
+        let groups = self.rows(q).await?;
+        let mut read = self.read_details(filter).await?;
+        groups
             .iter()
-            .enumerate()
-            .map(|(i, name)| format!("{} AS m{i}", backend.metric_number("parsed", name)))
-            .collect();
-        let aggregates: Vec<String> = (0..names.len())
-            .map(|i| format!("COUNT(m{i}), SUM(m{i}), MAX(m{i})"))
-            .collect();
-        let filter = group_filter(game, difficulty, "");
-        let sql = format!(
-            "SELECT {} FROM (SELECT {} FROM (SELECT {} AS parsed FROM levels{}) AS rows_parsed) \
-             AS metric_values",
-            aggregates.join(", "),
-            picked.join(", "),
-            backend.parsed_metrics(),
-            filter.where_clause()
+            .map(|row| group_stats(row, filter, &mut read).map_err(StoreError::from))
+            .collect()
+    }
+
+    async fn read_details(&self, filter: &StatsFilter) -> Result<Read, StoreError> {
+        let mut read = Read::default();
+        let mut q = self.scoped(
+            &format!(
+                "SELECT game, difficulty, par, {} FROM stats_pars",
+                sums(&["levels", "rated_levels", "rating_micros", "plays", "won"])
+            ),
+            filter,
+            None,
         );
-        let row = filter
-            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
-            .fetch_one(self.pool())
-            .await?;
-        let mut stats = BTreeMap::new();
-        for (i, name) in names.iter().enumerate() {
-            let levels: i64 = row.try_get(3 * i)?;
-            let sum: Option<f64> = row.try_get(3 * i + 1)?;
+        q.push(" GROUP BY game, difficulty, par HAVING SUM(levels) > 0 ORDER BY par");
+        for row in self.rows(q).await? {
+            let (levels, plays, won) = (
+                row.try_get("levels")?,
+                row.try_get("plays")?,
+                row.try_get("won")?,
+            );
+            let rated: i64 = row.try_get("rated_levels")?;
+            read.pars
+                .entry(group_name(&row)?)
+                .or_default()
+                .push(ParBucket {
+                    par: row.try_get("par")?,
+                    levels,
+                    rated_levels: rated,
+                    rating_mean: rating_mean(row.try_get("rating_micros")?, rated),
+                    plays,
+                    won,
+                    solve_rate: ratio(won, plays),
+                });
+        }
+        let mut q = self.scoped(
+            "SELECT game, difficulty, metric, CAST(SUM(levels) AS BIGINT) AS levels, \
+             SUM(total) AS total, MAX(max) AS max FROM stats_metrics",
+            filter,
+            None,
+        );
+        q.push(" GROUP BY game, difficulty, metric");
+        for row in self.rows(q).await? {
+            let levels: i64 = row.try_get("levels")?;
+            let total: f64 = row.try_get("total")?;
             let metric = MetricStats {
                 levels,
-                sum,
-                mean: sum.filter(|_| levels > 0).map(|s| s / levels as f64),
-                max: row.try_get(3 * i + 2)?,
+                sum: Some(total),
+                mean: mean_f(total, levels),
+                max: Some(row.try_get("max")?),
             };
-            stats.insert(*name, metric);
+            read.metrics
+                .insert((group_name(&row)?, row.try_get("metric")?), metric);
         }
-        Ok(stats)
-    }
-
-    async fn par_histogram(
-        &self,
-        game: &str,
-        difficulty: &str,
-    ) -> Result<Vec<ParBucket>, StoreError> {
-        let filter = group_filter(game, difficulty, "");
-        let sql = format!(
-            "SELECT par, COUNT(*), CAST(SUM(CASE WHEN rated_plays > 0 THEN 1 ELSE 0 END) AS BIGINT), \
-             CAST(AVG({RATED_RATING}) AS DOUBLE PRECISION) \
-             FROM levels{} GROUP BY par ORDER BY par",
-            filter.where_clause()
-        );
-        let rows = filter
-            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
-            .fetch_all(self.pool())
-            .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(ParBucket {
-                    par: r.try_get(0)?,
-                    levels: r.try_get(1)?,
-                    rated_levels: r.try_get::<Option<i64>, _>(2)?.unwrap_or(0),
-                    rating_mean: r.try_get::<Option<f64>, _>(3)?.map(tenths),
-                    plays: 0,
-                    won: 0,
-                    solve_rate: None,
-                })
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(StoreError::from)
-    }
-
-    /// Nearest-rank percentiles of `column` over the rows of `from_where` (a constant of
-    /// this module): `percentile_disc` where the backend has it, else rank by rank.
-    async fn percentiles(
-        &self,
-        column: &str,
-        from_where: &str,
-        filter: &Filter,
-    ) -> Result<Percentiles, StoreError> {
-        if self.backend().has_percentiles() {
-            let within = |p: &str| format!("percentile_disc({p}) WITHIN GROUP (ORDER BY {column})");
-            let sql = format!(
-                "SELECT {}, {}, {}{from_where}",
-                within("0.5"),
-                within("0.95"),
-                within("0.99")
-            );
-            let row = filter
-                .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
-                .fetch_one(self.pool())
-                .await?;
-            return Ok(Percentiles {
-                p50: row.try_get(0)?,
-                p95: row.try_get(1)?,
-                p99: row.try_get(2)?,
-            });
-        }
-        // SQLite: count, then read each rank straight from the column's index
-        // (`ORDER BY .. LIMIT 1 OFFSET rank - 1`) instead of fetching every value.
-        let count_sql = format!("SELECT COUNT({column}){from_where}");
-        let total: i64 = filter
-            .bind(sqlx::query(sqlx::AssertSqlSafe(count_sql)))
-            .fetch_one(self.pool())
-            .await?
-            .try_get(0)?;
-        let at = |per_mille: i64| {
-            let offset = (per_mille * total + 999) / 1000 - 1;
-            let sql = format!(
-                "SELECT {column}{from_where} AND {column} IS NOT NULL \
-                 ORDER BY {column} LIMIT 1 OFFSET {offset}"
-            );
-            let query = filter.bind(sqlx::query(sqlx::AssertSqlSafe(sql)));
-            async move {
-                if total == 0 {
-                    return Ok::<_, StoreError>(None);
-                }
-                Ok(query
-                    .fetch_optional(self.pool())
-                    .await?
-                    .map(|r| r.try_get(0))
-                    .transpose()?)
-            }
+        let measures: &[&str] = if filter.days.is_some() {
+            &["generate_ms", "solve_ms", "rating"]
+        } else {
+            &["generate_ms", "solve_ms", "rating", "time_ms"]
         };
-        Ok(Percentiles {
-            p50: at(500).await?,
-            p95: at(950).await?,
-            p99: at(990).await?,
-        })
-    }
-
-    /// Play totals for the group, filling in each par bucket's share on the way.
-    async fn play_stats(
-        &self,
-        game: &str,
-        difficulty: &str,
-        histogram: &mut [ParBucket],
-    ) -> Result<PlayStats, StoreError> {
-        let filter = group_filter(game, difficulty, "p.");
-        let sql = format!(
-            "SELECT l.par, COUNT(*), CAST(SUM(CASE WHEN p.status = 'won' THEN 1 ELSE 0 END) AS BIGINT), \
-             CAST(SUM(CASE WHEN p.status = 'won' THEN p.moves_used - l.par END) AS BIGINT) \
-             FROM plays p JOIN levels l \
-             ON l.game = p.game AND l.difficulty = p.difficulty AND l.seed = p.seed{} \
-             GROUP BY l.par",
-            filter.where_clause()
+        let mut q = self.scoped(
+            "SELECT measure, game, difficulty, bucket, CAST(SUM(count) AS BIGINT) AS count \
+             FROM stats_sketches",
+            filter,
+            None,
         );
-        let rows = filter
-            .bind(sqlx::query(sqlx::AssertSqlSafe(sql)))
-            .fetch_all(self.pool())
-            .await?;
-        let (mut count, mut won, mut moves_over_par) = (0, 0, 0);
-        for row in &rows {
-            let par: i64 = row.try_get(0)?;
-            let plays: i64 = row.try_get(1)?;
-            let wins = row.try_get::<Option<i64>, _>(2)?.unwrap_or(0);
-            count += plays;
-            won += wins;
-            moves_over_par += row.try_get::<Option<i64>, _>(3)?.unwrap_or(0);
-            if let Some(bucket) = histogram.iter_mut().find(|b| b.par == par) {
-                bucket.plays = plays;
-                bucket.won = wins;
-                bucket.solve_rate = ratio(wins, plays);
-            }
+        q.push(" AND day = '' AND measure IN (");
+        let mut list = q.separated(", ");
+        for measure in measures {
+            list.push_bind(*measure);
         }
-        let mut timed = group_filter(game, difficulty, "");
-        timed.and_sql("status = 'won' AND time_ms IS NOT NULL".into());
-        let from_where = format!(" FROM plays{}", timed.where_clause());
-        Ok(PlayStats {
-            count,
-            won,
-            solve_rate: ratio(won, count),
-            moves_over_par_mean: ratio(moves_over_par, won),
-            time_to_solve_ms_p50: self.percentiles("time_ms", &from_where, &timed).await?.p50,
+        q.push(
+            ") GROUP BY measure, game, difficulty, bucket HAVING SUM(count) <> 0 ORDER BY bucket",
+        );
+        for row in self.rows(q).await? {
+            read.sketches
+                .entry((group_name(&row)?, row.try_get("measure")?))
+                .or_default()
+                .push((row.try_get("bucket")?, row.try_get("count")?));
+        }
+        let Some(days) = &filter.days else {
+            return Ok(read);
+        };
+        let mut q = self.scoped(
+            &format!(
+                "SELECT day, game, difficulty, {} FROM stats_days",
+                sums(&["plays", "won", "moves_over_par"])
+            ),
+            filter,
+            Some(days),
+        );
+        q.push(" GROUP BY day, game, difficulty");
+        for row in self.rows(q).await? {
+            read.days.entry(group_name(&row)?).or_default().insert(
+                row.try_get("day")?,
+                (
+                    row.try_get("plays")?,
+                    row.try_get("won")?,
+                    row.try_get("moves_over_par")?,
+                ),
+            );
+        }
+        let mut q = self.scoped(
+            "SELECT day, game, difficulty, bucket, CAST(SUM(count) AS BIGINT) AS count \
+             FROM stats_sketches",
+            filter,
+            Some(days),
+        );
+        q.push(
+            " AND measure = 'time_ms' GROUP BY day, game, difficulty, bucket \
+             HAVING SUM(count) <> 0 ORDER BY bucket",
+        );
+        for row in self.rows(q).await? {
+            read.day_times
+                .entry((group_name(&row)?, row.try_get("day")?))
+                .or_default()
+                .push((row.try_get("bucket")?, row.try_get("count")?));
+        }
+        Ok(read)
+    }
+}
+
+fn mean_f(sum: f64, count: i64) -> Option<f64> {
+    (count > 0).then(|| sum / count as f64)
+}
+
+fn group_stats(
+    row: &AnyRow,
+    filter: &StatsFilter,
+    read: &mut Read,
+) -> Result<GroupStats, sqlx::Error> {
+    let name = group_name(row)?;
+    let levels: i64 = row.try_get("levels")?;
+    let candidates: i64 = row.try_get("candidates")?;
+    let unique: i64 = row.try_get("solutions_unique")?;
+    let rated: i64 = row.try_get("rated_levels")?;
+    let histogram = read.pars.remove(&name).unwrap_or_default();
+    let sketch = |measure: &str| read.sketches.get(&(name.clone(), measure.to_string()));
+    let ratings = sketch("rating");
+    let rating_at = |bucket: Option<&(i64, i64)>| bucket.map(|&(b, _)| tenths(b as f64 / 10.0));
+    let metrics = (filter.key_metrics)(&name.0)
+        .iter()
+        .map(|&metric| {
+            let stats = read
+                .metrics
+                .remove(&(name.clone(), metric.to_string()))
+                .unwrap_or(MetricStats {
+                    levels: 0,
+                    sum: None,
+                    mean: None,
+                    max: None,
+                });
+            (metric, stats)
         })
+        .collect();
+    let days = read.days.remove(&name).unwrap_or_default();
+    let mut trend = Vec::with_capacity(days.len());
+    let mut window_times: BTreeMap<i64, i64> = BTreeMap::new();
+    for (day, &(plays, won, _)) in &days {
+        let times = read.day_times.remove(&(name.clone(), day.clone()));
+        for &(bucket, n) in times.iter().flatten() {
+            *window_times.entry(bucket).or_default() += n;
+        }
+        trend.push(DayStats {
+            day: day.clone(),
+            plays,
+            won,
+            solve_rate: ratio(won, plays),
+            time_to_solve_ms_p50: sketch_percentiles(times.as_ref()).p50,
+        });
+    }
+    let plays = if filter.days.is_some() {
+        let (count, won, over_par) = days.values().fold((0, 0, 0), |(c, w, o), &(dc, dw, dop)| {
+            (c + dc, w + dw, o + dop)
+        });
+        let times: Buckets = window_times.into_iter().collect();
+        play_stats(count, won, over_par, sketch_percentiles(Some(&times)))
+    } else {
+        play_stats(
+            row.try_get("plays")?,
+            row.try_get("won")?,
+            row.try_get("moves_over_par")?,
+            sketch_percentiles(sketch("time_ms")),
+        )
+    };
+    Ok(GroupStats {
+        levels,
+        candidates,
+        acceptance_rate: ratio(levels, candidates),
+        par: ParStats {
+            mean: mean(row.try_get("par_sum")?, levels),
+            percentiles: Percentiles::from_counts(histogram.iter().map(|b| (b.par, b.levels))),
+            histogram,
+        },
+        generate_ms: sketch_percentiles(sketch("generate_ms")),
+        solve_ms: sketch_percentiles(sketch("solve_ms")),
+        states: StatesStats {
+            mean: mean(row.try_get("states_sum")?, levels),
+            max: Some(row.try_get("states_max")?),
+        },
+        solution_count: SolutionStats {
+            unique,
+            multiple: levels - unique,
+            max: Some(row.try_get("solutions_max")?),
+        },
+        metrics,
+        ratings: RatingStats {
+            rated_levels: rated,
+            mean: rating_mean(row.try_get("rating_micros")?, rated),
+            min: rating_at(ratings.and_then(|b| b.first())),
+            max: rating_at(ratings.and_then(|b| b.last())),
+        },
+        plays,
+        trend,
+        game: name.0,
+        difficulty: name.1,
+    })
+}
+
+fn play_stats(count: i64, won: i64, over_par: i64, times: Percentiles) -> PlayStats {
+    PlayStats {
+        count,
+        won,
+        solve_rate: ratio(won, count),
+        moves_over_par_mean: ratio(over_par, won),
+        time_to_solve_ms_p50: times.p50,
     }
 }
 

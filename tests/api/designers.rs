@@ -224,7 +224,9 @@ async fn stats_summarise_levels_key_metrics_and_plays(backend: Backend) {
     );
     assert_eq!(plays["solve_rate"].as_f64(), Some(0.5));
     assert_eq!(plays["moves_over_par_mean"].as_f64(), Some(0.0));
-    assert_eq!(plays["time_to_solve_ms_p50"].as_u64(), Some(4000));
+    // From log buckets: within 1 % of the exact 4000.
+    let p50 = plays["time_to_solve_ms_p50"].as_f64().unwrap();
+    assert!((p50 - 4000.0).abs() <= 40.0, "{p50}");
 
     let every = app.get_stats("").await;
     let tiers: Vec<&str> = every["groups"]
@@ -500,72 +502,4 @@ async fn an_overloaded_pack_is_503_with_retry_after() {
     assert!(answer.headers.contains_key("retry-after"));
     assert!(answer.is_problem());
     app.stop().await;
-}
-
-/// Fills a store with 100,000 synthetic levels (4 tiers) and 1,000,000 plays, then times
-/// `GET /stats`. Run: `cargo test --test api -- --ignored --nocapture stats_at_scale`.
-async fn stats_at_scale(database: &std::sync::Arc<TestDatabase>) {
-    // A measurement, not a deadline test: let slow SQLite percentiles finish.
-    let app = TestApp::on(database, &["--http-request-timeout-ms", "300000"]).await;
-    let url = &database.url;
-    let pool = sqlx::AnyPool::connect(url).await.unwrap();
-    let tier = |n: &str| {
-        format!(
-            "CASE {n} % 4 WHEN 0 THEN 'easy' WHEN 1 THEN 'medium' WHEN 2 THEN 'hard' ELSE 'expert' END"
-        )
-    };
-    let levels = format!(
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) \
-         INSERT INTO levels (game, difficulty, seed, version, par, attempts, generate_ms, solve_ms, \
-         states, solution_count, metrics, level, rating, rated_plays) \
-         SELECT 'fruit', {}, i, 1, 2 + i % 15, 1 + i % 20, i % 300, i % 100, 100 + i % 5000, \
-         1 + i % 3, '{{\"dead_ends\":' || (i % 50) || '}}', '{{}}', 1000 + (i * 7919) % 1500, \
-         i % 5 FROM n",
-        tier("i")
-    );
-    let plays = format!(
-        "WITH RECURSIVE n(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM n WHERE j < 1000000) \
-         INSERT INTO plays (game, difficulty, seed, solved_claimed, status, moves, moves_used, time_ms) \
-         SELECT 'fruit', {}, 1 + j % 100000, {}, CASE WHEN j % 3 = 0 THEN 'lost' ELSE 'won' END, \
-         '', 2 + (1 + j % 100000) % 15 + j % 4, j % 60000 FROM n",
-        tier("(1 + j % 100000)"),
-        if url.starts_with("sqlite") {
-            "1"
-        } else {
-            "true"
-        }
-    );
-    let started = std::time::Instant::now();
-    for sql in [levels, plays] {
-        sqlx::query(sqlx::AssertSqlSafe(sql))
-            .execute(&pool)
-            .await
-            .unwrap();
-    }
-    println!("{url}: filled in {:?}", started.elapsed());
-    for path in [
-        "/stats",
-        "/stats?difficulty=hard",
-        "/levels?difficulty=hard&par_min=9&limit=200",
-        "/levels?difficulty=hard&above_par_min=500&limit=200",
-    ] {
-        let started = std::time::Instant::now();
-        let answer = app.get(path).await;
-        assert_eq!(answer.status, 200, "{}", answer.body);
-        println!("{path}: {:?}", started.elapsed());
-    }
-    pool.close().await;
-    app.stop().await;
-}
-
-#[tokio::test]
-#[ignore = "fills 100k levels and 1M plays; run by hand for the README figure"]
-async fn stats_at_scale_on_sqlite() {
-    stats_at_scale(&TestDatabase::sqlite()).await;
-}
-
-#[tokio::test]
-#[ignore = "fills 100k levels and 1M plays; run by hand for the README figure"]
-async fn stats_at_scale_on_postgres() {
-    stats_at_scale(&TestDatabase::postgres().await).await;
 }

@@ -14,3 +14,4 @@ mod http;
 mod ops;
 mod proxy_cache;
 mod reliability;
+mod stats_rollups;

@@ -44,6 +44,7 @@ try {
   check(await count("#chart-time rect.bar") === 6, "time chart has p50/p95/p99 of two series");
   check(await count("#chart-acceptance rect.bar") === 2, "acceptance chart has two bars");
   check(await count("#chart-solve rect.bar") > 0, "solve-rate chart has bars");
+  check(await count("#chart-trend rect.bar") > 0, "solve rate by day has a bar for today");
   check(await count("#chart-rating circle.point") > 0, "rating scatter has points");
   const cards = await count("#grid .card");
   check(cards > 0, "the grid shows levels");

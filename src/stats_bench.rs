@@ -1,0 +1,273 @@
+//! `levelforge bench --stats`: the designer routes at scale. Fills an empty database with
+//! synthetic levels and plays by bulk SQL, builds the rollups the way
+//! `levelforge stats --recompute` does, then serves it on 127.0.0.1 and times `/stats`,
+//! `/stats?difficulty=hard`, the CSV and a browse page over HTTP; last, the write path:
+//! plays stored per second with and without rollup upkeep. See docs/stats.md.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail, ensure};
+use levelforge_games::{Difficulty, Status};
+use sqlx::Row;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::config::{BenchArgs, Cli, Command};
+use crate::store::{self, LevelKey, NewPlay, SqlStore, Store};
+
+/// Requests per route; the first few warm caches and are not counted.
+const WARMUP: usize = 3;
+/// Concurrent writers in the write-path measurement, and how long each round lasts.
+const WRITERS: usize = 8;
+const WRITE_ROUND: Duration = Duration::from_secs(6);
+
+pub async fn run(args: &BenchArgs) -> anyhow::Result<()> {
+    let url = args
+        .database_url
+        .as_deref()
+        .context("--stats needs --database-url (an empty database: it is filled)")?;
+    let sqlite = url.starts_with("sqlite:");
+    println!(
+        "levelforge bench --stats: {} levels, {} plays on {}",
+        args.levels,
+        args.plays,
+        if sqlite { "SQLite" } else { "PostgreSQL" }
+    );
+    println!("{}", crate::bench::machine());
+    println!("load average at start: {}", crate::bench::load_average());
+    let store = store::connect_with_retry(url, 16).await?;
+    let existing: i64 = sqlx::query("SELECT COUNT(*) AS n FROM levels")
+        .fetch_one(store.pool())
+        .await?
+        .try_get("n")?;
+    if existing > 0 && !args.reuse {
+        bail!("the database already holds {existing} levels: give an empty one, or --reuse it");
+    }
+    if existing == 0 {
+        let started = Instant::now();
+        fill(&store, sqlite, args.levels, args.plays).await?;
+        println!("filled in {:.1} s", started.elapsed().as_secs_f64());
+        let started = Instant::now();
+        let differences = store.rebuild_rollups().await?;
+        println!(
+            "rollups built from the raw rows in {:.1} s ({} rows differed from the empty tables)",
+            started.elapsed().as_secs_f64(),
+            differences.len()
+        );
+    } else {
+        println!("reusing the {existing} levels stored by an earlier run");
+    }
+    if !sqlite {
+        sqlx::query("ANALYZE").execute(store.pool()).await?;
+    }
+    read_routes(url, args.requests).await?;
+    write_path(&store, args.levels).await?;
+    println!("load average at end: {}", crate::bench::load_average());
+    Ok(())
+}
+
+/// `levels` levels of fruit over the four tiers, and `plays` plays of them spread over
+/// the last 30 days. Seeds are stored as the store encodes them (seed XOR 2^63).
+async fn fill(store: &SqlStore, sqlite: bool, levels: u64, plays: u64) -> anyhow::Result<()> {
+    let tier = |n: &str| {
+        format!(
+            "CASE {n} % 4 WHEN 0 THEN 'easy' WHEN 1 THEN 'medium' WHEN 2 THEN 'hard' ELSE 'expert' END"
+        )
+    };
+    // The whole numbers first..=last as `s(n)`.
+    let series = |n: &str, first: u64, last: u64| {
+        if sqlite {
+            format!(
+                "WITH RECURSIVE s({n}) AS (SELECT {first} UNION ALL SELECT {n} + 1 FROM s WHERE {n} < {last}) "
+            )
+        } else {
+            format!("WITH s({n}) AS (SELECT generate_series({first}, {last})::bigint) ")
+        }
+    };
+    let level_sql = format!(
+        "{}INSERT INTO levels (game, difficulty, seed, version, par, attempts, generate_ms, solve_ms, \
+         states, solution_count, metrics, level, rating, rated_plays) \
+         SELECT 'fruit', {}, i - 9223372036854775807 - 1, 1, 2 + i % 15, 1 + i % 20, i % 300, i % 100, 100 + i % 5000, \
+         1 + i % 3, '{{\"dead_ends\":' || (i % 50) || ',\"stones\":' || (i % 7) || '}}', '{{}}', \
+         1000 + (i * 7919) % 1500, i % 5 FROM s",
+        series("i", 1, levels),
+        tier("i")
+    );
+    let (won, day) = if sqlite {
+        ("1", "datetime('now', '-' || (j % 30) || ' days')")
+    } else {
+        ("true", "now() - (j % 30) * interval '1 day'")
+    };
+    // In batches, so that one statement's undo and memory stay bounded.
+    const BATCH: u64 = 1_000_000;
+    let mut plays_sql = Vec::new();
+    let mut from = 0;
+    while from < plays {
+        let to = (from + BATCH).min(plays);
+        plays_sql.push(format!(
+            "{}INSERT INTO plays (game, difficulty, seed, solved_claimed, status, moves, moves_used, \
+             time_ms, created_at) \
+             SELECT 'fruit', {}, 1 + j % {levels} - 9223372036854775807 - 1, {won}, CASE WHEN j % 3 = 0 THEN 'lost' ELSE 'won' END, \
+             '', 2 + (1 + j % {levels}) % 15 + j % 4, j % 60000, {day} FROM s",
+            series("j", from + 1, to),
+            tier(&format!("(1 + j % {levels})")),
+        ));
+        from = to;
+    }
+    for sql in std::iter::once(level_sql).chain(plays_sql) {
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(store.pool())
+            .await?;
+    }
+    Ok(())
+}
+
+/// Serves the database on a random local port and times each route.
+async fn read_routes(url: &str, requests: usize) -> anyhow::Result<()> {
+    let argv = [
+        "levelforge",
+        "serve",
+        "--bind",
+        "127.0.0.1:0",
+        "--database-url",
+        url,
+        "--http-request-timeout-ms",
+        "120000",
+    ];
+    let Some(Command::Serve(serve_args)) = <Cli as clap::Parser>::try_parse_from(argv)?.command
+    else {
+        unreachable!("argv names serve")
+    };
+    let state = crate::app_state(&serve_args).await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let address = listener.local_addr()?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(crate::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+    println!();
+    println!(
+        "{:<48} {:>6} {:>9} {:>9} {:>9}",
+        "route", "runs", "p50 ms", "p95 ms", "max ms"
+    );
+    for path in [
+        "/stats",
+        "/stats?difficulty=hard",
+        "/stats?format=csv",
+        "/levels?game=fruit&difficulty=hard&par_min=9&limit=50",
+    ] {
+        let mut times = Vec::with_capacity(requests);
+        for run in 0..WARMUP + requests {
+            let started = Instant::now();
+            let status = get(address, path).await?;
+            ensure!(status == 200, "{path}: HTTP {status}");
+            if run >= WARMUP {
+                times.push(started.elapsed().as_secs_f64() * 1000.0);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        println!(
+            "{:<48} {:>6} {:>9.1} {:>9.1} {:>9.1}",
+            path,
+            times.len(),
+            crate::bench::nearest_rank(&times, 0.5),
+            crate::bench::nearest_rank(&times, 0.95),
+            times.last().copied().unwrap_or(0.0)
+        );
+    }
+    let _ = stop.send(());
+    server.await??;
+    Ok(())
+}
+
+/// A plain HTTP/1.1 GET; returns the status after reading the whole answer.
+async fn get(address: std::net::SocketAddr, path: &str) -> anyhow::Result<u16> {
+    let mut stream = tokio::net::TcpStream::connect(address).await?;
+    stream
+        .write_all(
+            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .await?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await?;
+    let status = answer
+        .get(9..12)
+        .and_then(|code| std::str::from_utf8(code).ok())
+        .and_then(|code| code.parse().ok())
+        .context("not an HTTP answer")?;
+    Ok(status)
+}
+
+/// Plays stored per second by [`WRITERS`] concurrent writers through the store, with and
+/// without rollup upkeep, in alternating rounds; the median round of each is printed.
+async fn write_path(store: &SqlStore, levels: u64) -> anyhow::Result<()> {
+    let bare = store.without_rollups();
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    for round in 0..4 {
+        let rollups = round % 2 == 1;
+        let target = if rollups { store } else { &bare };
+        let rate = plays_per_second(target, levels, round).await?;
+        if rollups {
+            with.push(rate)
+        } else {
+            without.push(rate)
+        }
+    }
+    with.sort_by(f64::total_cmp);
+    without.sort_by(f64::total_cmp);
+    let (with, without) = (with[with.len() / 2], without[without.len() / 2]);
+    println!();
+    println!(
+        "write path ({WRITERS} writers, rated plays through the store, {} s rounds): \
+         {without:.0} plays/s without rollups, {with:.0} with ({:+.1} %)",
+        WRITE_ROUND.as_secs(),
+        (with / without - 1.0) * 100.0
+    );
+    println!(
+        "(rounds without rollups leave them behind the raw rows: `levelforge stats --recompute` rebuilds)"
+    );
+    Ok(())
+}
+
+async fn plays_per_second(store: &SqlStore, levels: u64, round: u64) -> anyhow::Result<f64> {
+    let deadline = Instant::now() + WRITE_ROUND;
+    let mut writers = tokio::task::JoinSet::new();
+    for writer in 0..WRITERS as u64 {
+        let store = store.clone();
+        writers.spawn(async move {
+            let mut stored = 0u64;
+            while Instant::now() < deadline {
+                let n = stored * WRITERS as u64 + writer;
+                let seed = 1 + (n * 7_919 + round * 104_729) % levels;
+                let client = format!("bench-{round}-{writer}-{stored}");
+                store
+                    .insert_play(&NewPlay {
+                        key: LevelKey {
+                            game: "fruit",
+                            difficulty: Difficulty::ALL[(seed % 4) as usize],
+                            seed,
+                        },
+                        solved_claimed: true,
+                        status: if n.is_multiple_of(3) {
+                            Status::Lost
+                        } else {
+                            Status::Won
+                        },
+                        moves: "",
+                        moves_used: 10,
+                        time_ms: Some(1_000 + n % 60_000),
+                        client: Some(&client),
+                        idempotency: None,
+                    })
+                    .await?;
+                stored += 1;
+            }
+            anyhow::Ok(stored)
+        });
+    }
+    let mut total = 0;
+    while let Some(result) = writers.join_next().await {
+        total += result??;
+    }
+    Ok(total as f64 / WRITE_ROUND.as_secs_f64())
+}
