@@ -559,6 +559,10 @@ async fn count(url: &str, sql: &str) -> i64 {
     }
 }
 
+#[cfg_attr(
+    not(feature = "test-postgres"),
+    ignore = "needs PostgreSQL: scripts/test.sh sets it up"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_play_of_a_level_served_during_an_outage_is_stored_after_it() {
     let (direct, proxied, proxy) = Proxy::in_front_of_new_database().await;
@@ -680,6 +684,10 @@ async fn a_repeated_idempotency_key_returns_the_first_answer_and_stores_nothing(
     server.stop().await;
 }
 
+#[cfg_attr(
+    not(feature = "test-postgres"),
+    ignore = "needs PostgreSQL: scripts/test.sh sets it up"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn input_that_breaks_the_contract_is_refused_with_4xx() {
     let database = TestDatabase::postgres().await;
@@ -830,6 +838,10 @@ async fn post_until_created(
     (None, seen)
 }
 
+#[cfg_attr(
+    not(feature = "test-postgres"),
+    ignore = "needs PostgreSQL: scripts/test.sh sets it up"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thirty_database_cuts_lose_and_duplicate_no_play() {
     let (direct, proxied, proxy) = Proxy::in_front_of_new_database().await;
@@ -1008,6 +1020,10 @@ async fn kill_9_during_writes_loses_no_acknowledged_play_on_sqlite() {
     kill_9_during_writes(&TestDatabase::sqlite().url).await;
 }
 
+#[cfg_attr(
+    not(feature = "test-postgres"),
+    ignore = "needs PostgreSQL: scripts/test.sh sets it up"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_during_writes_loses_no_acknowledged_play_on_postgres() {
     let database = TestDatabase::postgres().await;
