@@ -11,14 +11,16 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
 use levelforge::config::{Cli, Command};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
-use tokio::sync::oneshot;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Mutex, oneshot};
+use tokio::task::JoinHandle;
 
 /// The PostgreSQL server the tests create their databases on: `LEVELFORGE_TEST_POSTGRES`
 /// (scripts/test.sh points it at its throwaway cluster), else the local default.
@@ -381,5 +383,64 @@ impl TestApp {
             }
             None => {}
         }
+    }
+}
+
+/// A TCP proxy in front of PostgreSQL that the test cuts (every link dropped, new ones
+/// refused) and restores, without touching the shared cluster.
+pub struct Proxy {
+    pub port: u16,
+    up: Arc<AtomicBool>,
+    links: Arc<Mutex<Vec<JoinHandle<()>>>>,
+}
+
+impl Proxy {
+    pub async fn start(upstream: String) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let up = Arc::new(AtomicBool::new(true));
+        let links = Arc::new(Mutex::new(Vec::new()));
+        let (accept_up, accept_links) = (up.clone(), links.clone());
+        tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                if !accept_up.load(Ordering::SeqCst) {
+                    continue; // dropped: the connection closes at once
+                }
+                let upstream = upstream.clone();
+                let link = tokio::spawn(async move {
+                    if let Ok(mut server) = TcpStream::connect(upstream).await {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+                let mut links = accept_links.lock().await;
+                links.retain(|l: &JoinHandle<()>| !l.is_finished());
+                links.push(link);
+            }
+        });
+        Proxy { port, up, links }
+    }
+
+    /// A fresh database reached through a new proxy: (direct URL, proxied URL, proxy).
+    pub async fn in_front_of_new_database() -> (Arc<TestDatabase>, String, Proxy) {
+        let direct = TestDatabase::postgres().await;
+        let (server_part, database) = direct.url.rsplit_once('/').unwrap();
+        let upstream = server_part
+            .rsplit_once('@')
+            .map_or(server_part, |(_, host)| host)
+            .to_string();
+        let proxy = Proxy::start(upstream).await;
+        let proxied = format!("postgres://postgres@127.0.0.1:{}/{database}", proxy.port);
+        (direct, proxied, proxy)
+    }
+
+    pub async fn cut(&self) {
+        self.up.store(false, Ordering::SeqCst);
+        for link in self.links.lock().await.drain(..) {
+            link.abort();
+        }
+    }
+
+    pub fn restore(&self) {
+        self.up.store(true, Ordering::SeqCst);
     }
 }

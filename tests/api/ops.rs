@@ -2,17 +2,13 @@
 //! against the real server. The metrics recorder is process-wide, so the tests that count
 //! generations run the binary in a process of its own (`TestApp::spawn_process`).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Mutex;
-use tokio::task::JoinHandle;
+use tokio::net::TcpStream;
 
-use crate::helpers::{TestApp, TestDatabase, client};
+use crate::helpers::{Proxy, TestApp, TestDatabase, client};
 
 /// Sum of the samples of `name` whose labels include every pair of `labels`.
 fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
@@ -279,50 +275,6 @@ async fn a_request_past_the_http_deadline_gets_503() {
     assert!(answer.contains("retry-after:"), "{answer}");
     assert!(answer.contains("content-type: application/problem+json"));
     server.stop().await;
-}
-
-/// A TCP proxy in front of PostgreSQL that the test can cut (every connection dropped,
-/// new ones refused) and restore, without touching the shared cluster.
-struct Proxy {
-    port: u16,
-    up: Arc<AtomicBool>,
-    links: Arc<Mutex<Vec<JoinHandle<()>>>>,
-}
-
-impl Proxy {
-    async fn start(upstream: String) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let up = Arc::new(AtomicBool::new(true));
-        let links = Arc::new(Mutex::new(Vec::new()));
-        let (accept_up, accept_links) = (up.clone(), links.clone());
-        tokio::spawn(async move {
-            while let Ok((mut client, _)) = listener.accept().await {
-                if !accept_up.load(Ordering::SeqCst) {
-                    continue; // dropped: the connection closes at once
-                }
-                let upstream = upstream.clone();
-                let link = tokio::spawn(async move {
-                    if let Ok(mut server) = TcpStream::connect(upstream).await {
-                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
-                    }
-                });
-                accept_links.lock().await.push(link);
-            }
-        });
-        Proxy { port, up, links }
-    }
-
-    async fn cut(&self) {
-        self.up.store(false, Ordering::SeqCst);
-        for link in self.links.lock().await.drain(..) {
-            link.abort();
-        }
-    }
-
-    fn restore(&self) {
-        self.up.store(true, Ordering::SeqCst);
-    }
 }
 
 fn patient_client() -> reqwest::Client {

@@ -9,15 +9,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::helpers::{TestApp, TestDatabase, client};
+use super::helpers::{Proxy, TestApp, TestDatabase, client};
 
 type Server = TestApp;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Mutex;
-use tokio::task::JoinHandle;
+use tokio::net::TcpStream;
 
 fn address(server: &Server) -> String {
     server.base.trim_start_matches("http://").to_string()
@@ -460,65 +458,6 @@ async fn expensive_verifications_stay_under_200_mb_and_leave_generation_slots() 
         started.elapsed()
     );
     assert!(peak < 200.0, "peak RSS {peak:.0} MB");
-}
-
-/// A TCP proxy in front of PostgreSQL that the test cuts (every link dropped, new ones
-/// refused) and restores, without touching the shared cluster.
-struct Proxy {
-    port: u16,
-    up: Arc<AtomicBool>,
-    links: Arc<Mutex<Vec<JoinHandle<()>>>>,
-}
-
-impl Proxy {
-    async fn start(upstream: String) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let up = Arc::new(AtomicBool::new(true));
-        let links = Arc::new(Mutex::new(Vec::new()));
-        let (accept_up, accept_links) = (up.clone(), links.clone());
-        tokio::spawn(async move {
-            while let Ok((mut client, _)) = listener.accept().await {
-                if !accept_up.load(Ordering::SeqCst) {
-                    continue; // dropped: the connection closes at once
-                }
-                let upstream = upstream.clone();
-                let link = tokio::spawn(async move {
-                    if let Ok(mut server) = TcpStream::connect(upstream).await {
-                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
-                    }
-                });
-                let mut links = accept_links.lock().await;
-                links.retain(|l: &JoinHandle<()>| !l.is_finished());
-                links.push(link);
-            }
-        });
-        Proxy { port, up, links }
-    }
-
-    /// A fresh database reached through a new proxy: (direct URL, proxied URL, proxy).
-    async fn in_front_of_new_database() -> (Arc<TestDatabase>, String, Proxy) {
-        let direct = TestDatabase::postgres().await;
-        let (server_part, database) = direct.url.rsplit_once('/').unwrap();
-        let upstream = server_part
-            .rsplit_once('@')
-            .map_or(server_part, |(_, host)| host)
-            .to_string();
-        let proxy = Proxy::start(upstream).await;
-        let proxied = format!("postgres://postgres@127.0.0.1:{}/{database}", proxy.port);
-        (direct, proxied, proxy)
-    }
-
-    async fn cut(&self) {
-        self.up.store(false, Ordering::SeqCst);
-        for link in self.links.lock().await.drain(..) {
-            link.abort();
-        }
-    }
-
-    fn restore(&self) {
-        self.up.store(true, Ordering::SeqCst);
-    }
 }
 
 fn patient_client() -> reqwest::Client {
