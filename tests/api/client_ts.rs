@@ -50,7 +50,16 @@ async fn served_documents_validate_against_openapi_schemas() {
         validator(&document, "VerifyReport"),
         validator(&document, "Problem"),
     );
-    let app = TestApp::spawn_with(&["--gen-queue-wait-ms", "60000"]).await;
+    let app = TestApp::spawn_with(&[
+        "--gen-queue-wait-ms",
+        "60000",
+        // One address plays and verifies every game and tier: no per-client budgets.
+        "--rate-limit-plays-per-min",
+        "0",
+        "--rate-limit-verify-per-min",
+        "0",
+    ])
+    .await;
     for game in GAMES {
         for (seed, tier) in TIERS.into_iter().enumerate() {
             let seed = seed as u64 + 1;
@@ -192,7 +201,16 @@ async fn generated_typescript_client_plays_every_game() {
         text(&compiled.stdout),
         text(&compiled.stderr)
     );
-    let app = TestApp::spawn_with(&["--gen-queue-wait-ms", "60000"]).await;
+    let app = TestApp::spawn_with(&[
+        "--gen-queue-wait-ms",
+        "60000",
+        // One address plays and verifies every game and tier: no per-client budgets.
+        "--rate-limit-plays-per-min",
+        "0",
+        "--rate-limit-verify-per-min",
+        "0",
+    ])
+    .await;
     let base = app.url("");
     let run = tokio::process::Command::new("node")
         .arg(build.join("dist/client.js"))

@@ -84,7 +84,16 @@ async fn dashboard_renders_and_opens_a_level_in_headless_chromium() {
         "the browser test needs Chromium at {chromium} and `npm ci --prefix tests/browser` \
          (scripts/test.sh sets both up)"
     );
-    let server = TestApp::spawn_with(&["--gen-queue-wait-ms", "60000"]).await;
+    let server = TestApp::spawn_with(&[
+        "--gen-queue-wait-ms",
+        "60000",
+        // One address plays and verifies every game and tier: no per-client budgets.
+        "--rate-limit-plays-per-min",
+        "0",
+        "--rate-limit-verify-per-min",
+        "0",
+    ])
+    .await;
     seed_levels_and_plays(&server).await;
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard");
     let run = tokio::process::Command::new("node")
