@@ -119,13 +119,16 @@ async fn timed_get(http: &reqwest::Client, url: String) -> (StatusCode, f64) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_cold_requests_does_not_starve_warm_ones() {
-    // A short queue wait, so that some cold requests are refused with 503.
+    // A short queue wait, so that some cold requests are refused with 503. All clients
+    // share one address here: no per-client connection cap or budget.
     let unlimited = [
         "--gen-concurrency",
         "1",
         "--gen-queue-wait-ms",
         "20",
         "--rate-limit-cold-per-min",
+        "0",
+        "--http-max-connections-per-client",
         "0",
     ];
     let server = TestApp::spawn_with(&unlimited).await;
