@@ -26,6 +26,8 @@ export BIND="127.0.0.1:$port"
 # verification get a modest budget, and every refusal would still be a documented 503.
 DATABASE_URL="sqlite://$work/levelforge.db" \
   RATE_LIMIT_COLD_PER_MIN=0 \
+  RATE_LIMIT_PLAYS_PER_MIN=0 \
+  RATE_LIMIT_VERIFY_PER_MIN=0 \
   GEN_BUDGET_MS="${GEN_BUDGET_MS:-5000}" \
   VERIFY_MAX_STATES="${VERIFY_MAX_STATES:-200000}" \
   RUST_LOG=warn \

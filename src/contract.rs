@@ -78,8 +78,14 @@ pub fn schemas() -> BTreeMap<String, Value> {
         json!({ "type": "string", "enum": names, "description": "A game this server has." }),
     );
     out.insert(
+        "PlayRule".into(),
+        json!({ "type": "string", "enum": crate::api::problem::SERVICE_RULES, "description": "A rule of a play that the service enforces for every game." }),
+    );
+    let mut rules = union("Rule");
+    rules.push(json!({ "$ref": format!("{REF_PREFIX}PlayRule") }));
+    out.insert(
         "Rule".into(),
-        json!({ "description": "A rule id: the games' lists (one id may be in several).", "anyOf": union("Rule") }),
+        json!({ "description": "A rule id: the games' lists and the service's play rules (one id may be in several).", "anyOf": rules }),
     );
     out
 }

@@ -115,7 +115,7 @@ pub async fn play(
     {
         return Err(ApiError::Unprocessable {
             detail: "the play has moves after the level ended; send the moves up to the end".into(),
-            rule: "play.moves_after_end",
+            rule: super::problem::PLAY_MOVES_AFTER_END,
         });
     }
     // A level served while the database was down is stored now, before its play.
@@ -205,7 +205,7 @@ fn replayed(first: IdempotentPlay, fingerprint: &str) -> Result<Response, ApiErr
     if first.fingerprint != fingerprint {
         return Err(ApiError::Unprocessable {
             detail: "this Idempotency-Key was used for a different play".into(),
-            rule: "play.idempotency_key_reused",
+            rule: super::problem::PLAY_IDEMPOTENCY_KEY_REUSED,
         });
     }
     let mut response = (

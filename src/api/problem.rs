@@ -176,3 +176,9 @@ impl From<BytesRejection> for ApiError {
         }
     }
 }
+
+/// Rules of a play that the service itself (not a game) enforces: 422 names them.
+pub const PLAY_MOVES_AFTER_END: &str = "play.moves_after_end";
+pub const PLAY_IDEMPOTENCY_KEY_REUSED: &str = "play.idempotency_key_reused";
+/// Every rule id the service adds to the games' own, for the contract.
+pub const SERVICE_RULES: [&str; 2] = [PLAY_MOVES_AFTER_END, PLAY_IDEMPOTENCY_KEY_REUSED];
