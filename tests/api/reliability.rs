@@ -243,6 +243,28 @@ async fn get_as(server: &Server, path: &str, client_ip: &str) -> StatusCode {
         .status()
 }
 
+/// The statuses of `times` identical POSTs on behalf of `client`.
+async fn posts_as(
+    server: &Server,
+    path: &str,
+    body: &Value,
+    client_ip: &str,
+    times: usize,
+) -> Vec<u16> {
+    let mut statuses = Vec::new();
+    for _ in 0..times {
+        let response = client()
+            .post(server.url(path))
+            .header("X-Forwarded-For", client_ip)
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        statuses.push(response.status().as_u16());
+    }
+    statuses
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_path_that_generates_counts_against_one_budget() {
     let server = TestApp::spawn_with(&[
@@ -291,39 +313,19 @@ async fn every_path_that_generates_counts_against_one_budget() {
     );
 
     // /verify has a budget of its own.
-    let level: Value = client()
-        .get(server.url("/levels/easy/501?game=hopper"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let mut statuses = Vec::new();
-    for _ in 0..3 {
-        let response = client()
-            .post(server.url("/verify?game=hopper"))
-            .header("X-Forwarded-For", "10.0.0.4")
-            .json(&level)
-            .send()
-            .await
-            .unwrap();
-        statuses.push(response.status().as_u16());
-    }
-    assert_eq!(statuses, [200, 200, 429]);
+    let level = server.get_json("/levels/easy/501?game=hopper").await;
+    let verifies = posts_as(&server, "/verify?game=hopper", &level, "10.0.0.4", 3).await;
+    assert_eq!(verifies, [200, 200, 429]);
     // And plays.
     let play = json!({"solved": true, "moves": level["solution"]});
-    let mut statuses = Vec::new();
-    for _ in 0..4 {
-        let response = client()
-            .post(server.url("/levels/easy/501/plays?game=hopper"))
-            .header("X-Forwarded-For", "10.0.0.5")
-            .json(&play)
-            .send()
-            .await
-            .unwrap();
-        statuses.push(response.status().as_u16());
-    }
+    let statuses = posts_as(
+        &server,
+        "/levels/easy/501/plays?game=hopper",
+        &play,
+        "10.0.0.5",
+        4,
+    )
+    .await;
     assert_eq!(statuses, [201, 201, 201, 429]);
     server.stop().await;
 }
