@@ -74,20 +74,26 @@ impl Index {
         }
     }
 
-    /// The first slot (counted from `first`) of the key's home line.
+    /// The first slot (counted from `first`) of the home line of a key with this hash.
     #[inline]
-    fn home(&self, key: u128) -> usize {
-        (hash(key) >> (64 - self.bits)) as usize & !(LINE - 1)
+    fn home(&self, hash: u64) -> usize {
+        (hash >> (64 - self.bits)) as usize & !(LINE - 1)
     }
 
     /// The id of `key`, inserting it as `id` if new; the flag says whether it was new.
-    #[inline]
+    #[cfg(test)]
     fn intern(&mut self, key: u128, id: u32) -> (u32, bool) {
+        self.intern_hashed(key, hash(key), id)
+    }
+
+    /// [`Index::intern`] with the key's hash already computed (for the prefetch).
+    #[inline]
+    fn intern_hashed(&mut self, key: u128, hash: u64, id: u32) -> (u32, bool) {
         if (self.len + 1) * 10 > (1 << self.bits) * 7 {
             self.grow();
         }
         let mask = (1 << self.bits) - 1;
-        let mut i = self.home(key);
+        let mut i = self.home(hash);
         let slots = &mut self.slots[self.first..];
         loop {
             let slot = slots[i];
@@ -103,12 +109,11 @@ impl Index {
         }
     }
 
-    /// Asks for the home line of every key ahead of time, so that the misses are in
-    /// flight together and the interning that follows finds them in cache.
-    fn prefetch(&self, keys: &[u128]) {
-        for &key in keys.iter().filter(|&&k| k != NO_KEY) {
-            prefetch(&self.slots[self.first + self.home(key)]);
-        }
+    /// Asks for the home line of a key with this hash ahead of its interning, so that
+    /// the miss is in flight while other work goes on.
+    #[inline]
+    fn prefetch(&self, hash: u64) {
+        prefetch(&self.slots[self.first + self.home(hash)]);
     }
 
     fn grow(&mut self) {
@@ -116,7 +121,7 @@ impl Index {
         self.len = old.len;
         let mask = (1 << self.bits) - 1;
         for &slot in old.slots[old.first..].iter().filter(|&&s| s != 0) {
-            let mut i = self.home(slot & KEY_MASK);
+            let mut i = self.home(hash(slot & KEY_MASK));
             while self.slots[self.first + i] != 0 {
                 i = (i + 1) & mask;
             }
@@ -180,72 +185,90 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
     graph.depth.push(0);
     graph.flags.push(classify(start));
     let mut index = Index::new();
-    index.intern(start.key(), 0);
+    index.intern_hashed(start.key(), hash(start.key()), 0);
     // States are expanded in batches, one batch ahead of the interning: while the
     // successors of one batch are interned, the home lines of the next batch's are
     // already on their way, so the cache misses overlap with work instead of queueing.
     // Ids are still given in the order of the states and directions.
     let mut pending = Batch::default();
     let mut next = Batch::default();
-    pending.expand(0, &mut graph, board, limits)?;
-    index.prefetch(&pending.successors);
+    pending.expand(0, &mut graph, board, &index, limits)?;
     while !pending.states.is_empty() {
-        next.expand(pending.states.end, &mut graph, board, limits)?;
-        index.prefetch(&next.successors);
+        next.expand(pending.states.end, &mut graph, board, &index, limits)?;
         pending.intern(&mut graph, &mut index, &classify);
         std::mem::swap(&mut pending, &mut next);
         if pending.states.is_empty() {
             // The frontier had run dry before the interning found new states.
-            pending.expand(graph.edges.len(), &mut graph, board, limits)?;
-            index.prefetch(&pending.successors);
+            pending.expand(graph.edges.len(), &mut graph, board, &index, limits)?;
         }
     }
     Ok(graph)
 }
 
 /// Up to [`BATCH`] consecutive states and their successors' keys (`NO_KEY` where a move
-/// changes nothing or the state is a win), four per state.
+/// changes nothing or the state is a win), four per state, with the keys' hashes.
 #[derive(Default)]
 struct Batch {
     states: std::ops::Range<usize>,
     successors: Vec<u128>,
+    hashes: Vec<u64>,
 }
 
 impl Batch {
-    /// Takes the known states from `from` on (every one before it is expanded) and
-    /// computes their moves.
+    /// Takes the known states from `from` on (every one before it is expanded), computes
+    /// their moves and prefetches each successor's home line as soon as it is known: one
+    /// miss at a time between the tilts, where a burst of a whole batch's prefetches
+    /// stalled on the few outstanding misses a core can track.
     fn expand(
         &mut self,
         from: usize,
         graph: &mut Graph,
         board: &Board,
+        index: &Index,
         limits: &Limits,
     ) -> Result<(), Exhausted> {
         self.states = from..(from + BATCH).min(graph.keys.len());
         self.successors.clear();
+        self.hashes.clear();
         for u in self.states.clone() {
             if graph.flags[u] & WIN != 0 {
                 self.successors.extend([NO_KEY; 4]);
+                self.hashes.extend([0; 4]);
                 continue;
             }
             graph.expanded += 1;
             limits.tick(graph.expanded)?;
             let state = State::from_key(graph.keys[u]);
-            let moves = board.tilts(state);
-            self.successors
-                .extend(moves.map(|next| if next == state { NO_KEY } else { next.key() }));
+            for next in board.tilts(state) {
+                if next == state {
+                    self.successors.push(NO_KEY);
+                    self.hashes.push(0);
+                } else {
+                    let (key, hash) = (next.key(), hash(next.key()));
+                    index.prefetch(hash);
+                    self.successors.push(key);
+                    self.hashes.push(hash);
+                }
+            }
         }
         Ok(())
     }
 
     /// Gives the successors their ids (new states are appended) and records the edges.
     fn intern(&self, graph: &mut Graph, index: &mut Index, classify: &impl Fn(State) -> u8) {
-        for (u, moves) in self.states.clone().zip(self.successors.chunks_exact(4)) {
+        let rows = self
+            .successors
+            .chunks_exact(4)
+            .zip(self.hashes.chunks_exact(4));
+        for (u, (keys, hashes)) in self.states.clone().zip(rows) {
             let depth = graph.depth[u] + 1;
             let mut row = [SAME; 4];
-            for (slot, &key) in row.iter_mut().zip(moves).filter(|(_, k)| **k != NO_KEY) {
+            for ((slot, &key), &hash) in row.iter_mut().zip(keys).zip(hashes) {
+                if key == NO_KEY {
+                    continue;
+                }
                 let fresh = graph.keys.len() as u32;
-                let (id, is_new) = index.intern(key, fresh);
+                let (id, is_new) = index.intern_hashed(key, hash, fresh);
                 if is_new {
                     graph.keys.push(key);
                     graph.depth.push(depth);
