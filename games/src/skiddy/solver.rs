@@ -36,6 +36,8 @@ struct Index {
     first: usize,
     bits: u32,
     len: usize,
+    /// Keys held before the next one makes the table grow: up to 70 % full.
+    room: usize,
 }
 
 /// Slots per 64-byte cache line.
@@ -71,6 +73,7 @@ impl Index {
             first,
             bits,
             len: 0,
+            room: (1 << bits) * 7 / 10,
         }
     }
 
@@ -87,9 +90,9 @@ impl Index {
     }
 
     /// [`Index::intern`] with the key's hash already computed (for the prefetch).
-    #[inline]
+    #[inline(always)]
     fn intern_hashed(&mut self, key: u128, hash: u64, id: u32) -> (u32, bool) {
-        if (self.len + 1) * 10 > (1 << self.bits) * 7 {
+        if self.len >= self.room {
             self.grow();
         }
         let mask = (1 << self.bits) - 1;
@@ -116,6 +119,8 @@ impl Index {
         prefetch(&self.slots[self.first + self.home(hash)]);
     }
 
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
         let old = std::mem::replace(self, Index::with_bits(self.bits + 1));
         self.len = old.len;
@@ -331,22 +336,23 @@ impl Graph {
 
     pub fn predecessors(&self) -> Preds {
         let n = self.len();
+        // Count each row's length into `offsets[v]`, sum them up to each row's end, then
+        // fill every row backwards from its end: each `offsets[v]` ends at its row's
+        // start, with no second table of fill positions.
         let mut offsets: Vec<u32> = memory::zeroed(n + 1);
         for row in &self.edges {
             for &v in row.iter().filter(|&&v| v != SAME) {
-                offsets[v as usize + 1] += 1;
+                offsets[v as usize] += 1;
             }
         }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
+        for i in 1..=n {
+            offsets[i] += offsets[i - 1];
         }
-        let mut fill = memory::with_capacity(n + 1);
-        fill.extend_from_slice(&offsets);
         let mut list: Vec<u32> = memory::zeroed(offsets[n] as usize);
-        for (u, row) in self.edges.iter().enumerate() {
-            for &v in row.iter().filter(|&&v| v != SAME) {
-                list[fill[v as usize] as usize] = u as u32;
-                fill[v as usize] += 1;
+        for (u, row) in self.edges.iter().enumerate().rev() {
+            for &v in row.iter().rev().filter(|&&v| v != SAME) {
+                offsets[v as usize] -= 1;
+                list[offsets[v as usize] as usize] = u as u32;
             }
         }
         Preds { offsets, list }
@@ -402,14 +408,13 @@ impl Graph {
 
     /// Move sequences of exactly `par` moves from the start to a win, saturating at `cap`.
     pub fn count_shortest_wins(&self, preds: &Preds, par: u32, cap: u64) -> u64 {
-        let mut paths: Vec<u64> = memory::zeroed(self.len());
+        // Ids are in breadth-first order: the states within `par` moves are a prefix.
+        let within = self.depth.partition_point(|&d| d <= par);
+        let mut paths: Vec<u64> = memory::zeroed(within);
         paths[0] = 1;
         let mut total = 0u64;
-        for v in 0..self.len() {
+        for v in 0..within {
             let depth = self.depth[v];
-            if depth > par {
-                break;
-            }
             for &u in preds.of(v) {
                 if self.depth[u as usize] + 1 == depth {
                     paths[v] = (paths[v] + paths[u as usize]).min(cap);
@@ -435,15 +440,20 @@ impl Graph {
             (Some(_), _) => Some(self.descend(0, &dist, |_| true)),
             _ => None,
         };
-        let live = || (0..self.len()).filter(|&i| !self.is_win(i));
+        let (mut dead_ends, mut real_states, mut breakable) = (0, 0, false);
+        for i in (0..self.len()).filter(|&i| !self.is_win(i)) {
+            real_states += 1;
+            dead_ends += u64::from(dist[i] == UNREACHABLE);
+            breakable |= !self.is_intact(i) && dist[i] != UNREACHABLE;
+        }
         Findings {
             par,
             combo_par,
             solution,
             solution_count: par.map_or(0, |p| self.count_shortest_wins(&preds, p, solution_cap)),
-            dead_ends: live().filter(|&i| dist[i] == UNREACHABLE).count() as u64,
-            real_states: live().count() as u64,
-            breakable: live().any(|i| !self.is_intact(i) && dist[i] != UNREACHABLE),
+            dead_ends,
+            real_states,
+            breakable,
             expanded: self.expanded,
         }
     }
