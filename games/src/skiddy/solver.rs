@@ -195,8 +195,9 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
     // successors of one batch are interned, the home lines of the next batch's are
     // already on their way, so the cache misses overlap with work instead of queueing.
     // Ids are still given in the order of the states and directions.
-    let mut pending = Batch::default();
-    let mut next = Batch::default();
+    let (mut first, mut second) = (Batch::new(), Batch::new());
+    // Swapped by reference: the batches are arrays, too big to copy every round.
+    let (mut pending, mut next) = (&mut first, &mut second);
     pending.expand(0, &mut graph, board, &index, limits)?;
     while !pending.states.is_empty() {
         next.expand(pending.states.end, &mut graph, board, &index, limits)?;
@@ -211,15 +212,23 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
 }
 
 /// Up to [`BATCH`] consecutive states and their successors' keys (`NO_KEY` where a move
-/// changes nothing or the state is a win), four per state, with the keys' hashes.
-#[derive(Default)]
+/// changes nothing or the state is a win), four per state, with the keys' hashes; fixed
+/// arrays, written in place.
 struct Batch {
     states: std::ops::Range<usize>,
-    successors: Vec<u128>,
-    hashes: Vec<u64>,
+    successors: [u128; 4 * BATCH],
+    hashes: [u64; 4 * BATCH],
 }
 
 impl Batch {
+    fn new() -> Batch {
+        Batch {
+            states: 0..0,
+            successors: [NO_KEY; 4 * BATCH],
+            hashes: [0; 4 * BATCH],
+        }
+    }
+
     /// Takes the known states from `from` on (every one before it is expanded), computes
     /// their moves and prefetches each successor's home line as soon as it is known: one
     /// miss at a time between the tilts, where a burst of a whole batch's prefetches
@@ -233,26 +242,23 @@ impl Batch {
         limits: &Limits,
     ) -> Result<(), Exhausted> {
         self.states = from..(from + BATCH).min(graph.keys.len());
-        self.successors.clear();
-        self.hashes.clear();
-        for u in self.states.clone() {
+        let rows = self
+            .successors
+            .chunks_exact_mut(4)
+            .zip(self.hashes.chunks_exact_mut(4));
+        for (u, (keys, hashes)) in self.states.clone().zip(rows) {
+            keys.fill(NO_KEY);
             if graph.flags[u] & WIN != 0 {
-                self.successors.extend([NO_KEY; 4]);
-                self.hashes.extend([0; 4]);
                 continue;
             }
             graph.expanded += 1;
             limits.tick(graph.expanded)?;
             let state = State::from_key(graph.keys[u]);
-            for next in board.tilts(state) {
-                if next == state {
-                    self.successors.push(NO_KEY);
-                    self.hashes.push(0);
-                } else {
-                    let (key, hash) = (next.key(), hash(next.key()));
-                    index.prefetch(hash);
-                    self.successors.push(key);
-                    self.hashes.push(hash);
+            for ((next, key), hash_slot) in board.tilts(state).into_iter().zip(keys).zip(hashes) {
+                if next != state {
+                    *key = next.key();
+                    *hash_slot = hash(*key);
+                    index.prefetch(*hash_slot);
                 }
             }
         }
