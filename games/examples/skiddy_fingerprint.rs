@@ -18,15 +18,22 @@ fn without_timings(mut document: Value) -> Value {
     document
 }
 
-/// CPU time of this process: less moved than wall time by the other work on the machine.
-fn cpu_seconds() -> f64 {
+/// CPU time of this process: less moved than wall time by the other work on the machine
+/// (Linux only, where the crate links libc; elsewhere only wall time is shown).
+#[cfg(target_os = "linux")]
+fn cpu_seconds() -> Option<f64> {
     let mut now = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `now` is a valid timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };
-    now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };
+    (status == 0).then_some(now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn cpu_seconds() -> Option<f64> {
+    None
 }
 
 fn main() {
@@ -46,9 +53,14 @@ fn main() {
                 .verify(&level, &limits)
                 .expect("the bench level is valid");
             let seconds = started.elapsed().as_secs_f64();
-            let cpu = cpu_seconds() - cpu;
             let states = &report["metrics"]["states"];
-            println!("{seconds:.4} s wall, {cpu:.4} s cpu, states {states}");
+            match cpu_seconds().zip(cpu) {
+                Some((end, start)) => {
+                    let cpu = end - start;
+                    println!("{seconds:.4} s wall, {cpu:.4} s cpu, states {states}");
+                }
+                None => println!("{seconds:.4} s wall, states {states}"),
+            }
         }
         return;
     }
