@@ -185,6 +185,11 @@ impl LevelService {
         self.get_for(game, key, None).await
     }
 
+    /// The stored level of a key if it is in memory; never loads, and counts nothing.
+    pub async fn cached(&self, key: &LevelKey) -> Option<Arc<ServedLevel>> {
+        self.cache.get(key).await.filter(|level| level.stored)
+    }
+
     /// [`get`](Self::get) on behalf of `client`, whose cold generations are rate limited.
     pub async fn get_for(
         &self,

@@ -32,7 +32,7 @@ pub async fn bytes(Path(size): Path<String>, headers: HeaderMap) -> Result<Respo
 }
 
 /// The body of `size` bytes, kept like a warm level's (with its codings made once).
-fn body(size: usize) -> Arc<Variants> {
+pub(super) fn body(size: usize) -> Arc<Variants> {
     static BODIES: OnceLock<Mutex<HashMap<usize, Arc<Variants>>>> = OnceLock::new();
     let mut bodies = BODIES
         .get_or_init(Default::default)
