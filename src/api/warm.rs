@@ -22,7 +22,7 @@ use axum::extract::Request;
 use axum::response::Response;
 use hyper::body::{Body as _, Incoming};
 
-use super::levels::immutable;
+use super::levels::{JSON, immutable};
 use super::{AppState, Overload, bench, params};
 use crate::metrics::RequestSeries;
 
@@ -95,7 +95,7 @@ impl WarmPath {
         let _slot = self.overload.try_slot()?;
         let level = self.state.levels.cached(&key).await?;
         crate::metrics::cache(true);
-        let response = immutable(request.headers(), &level.body, "application/json");
+        let response = immutable(request.headers(), &level.body, &JSON);
         Some(count(&self.level, response, started))
     }
 
@@ -105,7 +105,7 @@ impl WarmPath {
         }
         let size = size.parse().ok().filter(|&n| n <= bench::MAX_BYTES)?;
         let _slot = self.overload.try_slot()?;
-        let response = immutable(request.headers(), &bench::body(size), "application/json");
+        let response = immutable(request.headers(), &bench::body(size), &JSON);
         Some(count(&self.bytes, response, started))
     }
 }
