@@ -19,10 +19,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::Request;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use hyper::body::{Body as _, Incoming};
 
 use super::levels::{JSON, immutable};
+use super::problem::ApiError;
 use super::{AppState, Overload, bench, params};
 use crate::metrics::RequestSeries;
 
@@ -95,8 +96,9 @@ impl WarmPath {
         let _slot = self.overload.try_slot()?;
         let level = self.state.levels.cached(&key).await?;
         crate::metrics::cache(true);
-        let response = immutable(request.headers(), &level.body, &JSON);
-        Some(count(&self.level, response, started))
+        Some(respond_and_count(&self.level, started, || {
+            immutable(request.headers(), &level.body, &JSON)
+        }))
     }
 
     fn bytes(&self, request: &Request<Incoming>, size: &str, started: Instant) -> Option<Response> {
@@ -105,8 +107,9 @@ impl WarmPath {
         }
         let size = size.parse().ok().filter(|&n| n <= bench::MAX_BYTES)?;
         let _slot = self.overload.try_slot()?;
-        let response = immutable(request.headers(), &bench::body(size), &JSON);
-        Some(count(&self.bytes, response, started))
+        Some(respond_and_count(&self.bytes, started, || {
+            immutable(request.headers(), &bench::body(size), &JSON)
+        }))
     }
 }
 
@@ -124,7 +127,16 @@ fn game_parameter(query: Option<&str>) -> Option<Option<&str>> {
     plain.then_some(Some(name))
 }
 
-fn count(series: &[RequestSeries; 2], response: Response, started: Instant) -> Response {
+/// `respond()`, counted in `series` (200 or 304); with the router's guard against a panic:
+/// then 500, as its catch-panic layer answers, and as there no request series counts it.
+fn respond_and_count(
+    series: &[RequestSeries; 2],
+    started: Instant,
+    respond: impl FnOnce() -> Response,
+) -> Response {
+    let Ok(response) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(respond)) else {
+        return ApiError::Internal("the handler panicked".into()).into_response();
+    };
     let not_modified = response.status() == axum::http::StatusCode::NOT_MODIFIED;
     series[usize::from(not_modified)].record(started);
     response
