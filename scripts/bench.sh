@@ -106,16 +106,11 @@ memory() { awk -v k="$1:" '$1 == k { printf "%.1f", $2 / 1024 }' "/proc/$server/
 run baseline "$CONNECTIONS" "$work/report.lua" "$BASE$BASELINE_PATH"
 run warm "$CONNECTIONS" "$work/report.lua" "$BASE$WARM_PATH"
 warm_hwm=$(memory VmHWM)
-run cold "$COLD_CONNECTIONS" "$work/cold.lua" "$BASE/"
-
-hwm=$(memory VmHWM)
-rss=$(memory VmRSS)
-levels=$(grep -c 'generated level' "$work/server.log" || true)
-
 # Against nginx serving the same bytes as files: the plain file (deploy/nginx-static.conf,
 # sendfile) and the .gz with gzip_static (deploy/nginx-gzip-static.conf), each its own
 # nginx. Alternating rounds (nginx, levelforge, nginx, levelforge, ...) so that both
-# sides see the same load from whatever else runs on the machine.
+# sides see the same load from whatever else runs on the machine; before the cold run,
+# whose last generations may still be finishing after it.
 gz_size=0
 start_nginx() { # NAME CONF PORT: an nginx serving level.json and level.json.gz
     local root="$work/$1"
@@ -150,6 +145,12 @@ for _ in $(seq "$ROUNDS"); do
     DURATION=$ROUND_DURATION run warm_gzip "$CONNECTIONS" "$work/report.lua" "$BASE$WARM_PATH" \
         -H 'Accept-Encoding: gzip'
 done
+
+run cold "$COLD_CONNECTIONS" "$work/cold.lua" "$BASE/"
+
+hwm=$(memory VmHWM)
+rss=$(memory VmRSS)
+levels=$(grep -c 'generated level' "$work/server.log" || true)
 
 # Bytes on the wire per route and coding (bodies only; the headers are the same ~250 B).
 daily=$(curl -fs -o /dev/null -w '%{redirect_url}' "$BASE/levels/daily?game=hashi")
