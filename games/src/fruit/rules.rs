@@ -170,9 +170,10 @@ impl Board {
         }
     }
 
-    /// One tilt of `state` in direction `d`, written to `out` (rules steps 1-5 of games/src/fruit/README.md).
-    pub fn tilt(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Step {
-        match self.tilt_explained(state, d, out) {
+    /// One tilt of `state` in direction `d`, written to `out` (rules steps 1-5 of
+    /// games/src/fruit/README.md), for a solver whose state width is a constant.
+    pub fn tilt<const W: usize>(&self, state: &[u64; W], d: Dir, out: &mut [u64; W]) -> Step {
+        match self.resolve(state, d, out) {
             Ok(true) => Step::Moved,
             Ok(false) => Step::Same,
             Err(_) => Step::Lost,
@@ -183,6 +184,13 @@ impl Board {
     /// nothing in steps 1 and 4 cannot match a pair in step 5 (no reachable board has a
     /// matching pair), so "nothing moved" means "not a move".
     pub fn tilt_explained(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<bool, Loss> {
+        self.resolve(state, d, out)
+    }
+
+    /// The tilt itself, inlined into each caller so that a constant state width unrolls
+    /// its loops over the words.
+    #[inline(always)]
+    fn resolve(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<bool, Loss> {
         let colours = self.letters.len();
         out.copy_from_slice(state);
         let moved = self.slide_all(out, d)?;
@@ -204,6 +212,7 @@ impl Board {
     /// packs each run of movables against what stops it exactly as sliding them one by
     /// one, farthest first, would, and no movable overtakes another. A fruit that steps
     /// onto mud at any point sinks (stones cross mud freely).
+    #[inline(always)]
     fn slide_all(&self, words: &mut [u64], d: Dir) -> Result<bool, Loss> {
         // A rotation moves every bit one cell along d; `can_step` keeps the bits that
         // would wrap around the board out of it.
@@ -239,6 +248,7 @@ impl Board {
 
     /// Step 4: each anteater in reading order pulls the first fruit its tongue sees;
     /// `Ok(true)` when one did.
+    #[inline(always)]
     fn pull_tongues(&self, out: &mut [u64]) -> Result<bool, Loss> {
         let mut pulled = false;
         let colours = self.letters.len();
@@ -285,6 +295,7 @@ impl Board {
 }
 
 /// Whether a colour's two fruits stand orthogonally next to each other.
+#[inline]
 pub fn has_adjacent_pair(word: u64) -> bool {
     word & (word << 1) & NOT_COL0 != 0 || word & (word << 8) != 0
 }
@@ -487,7 +498,8 @@ mod tests {
     fn pair_that_meets_is_removed_and_the_level_won() {
         let lv = level(&["######", "#a..a#", "######"], &[], &[]);
         let (board, state) = Board::compile(&lv);
-        let mut out = vec![0; 2];
+        let state: [u64; 2] = state.try_into().unwrap();
+        let mut out = [0; 2];
         // Tilting right: the right fruit stays, the left slides next to it; both vanish.
         assert_eq!(board.tilt(&state, R, &mut out), Step::Moved);
         assert!(board.is_win(&out));
@@ -497,7 +509,8 @@ mod tests {
     fn a_tilt_that_changes_nothing_is_not_a_move() {
         let lv = level(&["#####", "#a.b#", "#b.a#", "#####"], &[], &[]);
         let (board, state) = Board::compile(&lv);
-        let mut out = vec![0; state.len()];
+        let state: [u64; 3] = state.try_into().unwrap();
+        let mut out = [0; 3];
         // Row 1 is against the wall and row 2 against row 1.
         assert_eq!(board.tilt(&state, U, &mut out), Step::Same);
     }
