@@ -59,8 +59,10 @@ pub async fn run(args: &BenchArgs) -> anyhow::Result<()> {
     if !sqlite {
         sqlx::query("ANALYZE").execute(store.pool()).await?;
     }
-    read_routes(url, args.requests).await?;
-    write_path(&store, args.levels).await?;
+    if !args.writes_only {
+        read_routes(url, args.requests).await?;
+    }
+    write_path(&store, args.levels, args.write_rounds).await?;
     println!("load average at end: {}", crate::bench::load_average());
     Ok(())
 }
@@ -199,14 +201,25 @@ async fn get(address: std::net::SocketAddr, path: &str) -> anyhow::Result<u16> {
 }
 
 /// Plays stored per second by [`WRITERS`] concurrent writers through the store, with and
-/// without rollup upkeep, in alternating rounds; the median round of each is printed.
-async fn write_path(store: &SqlStore, levels: u64) -> anyhow::Result<()> {
+/// without rollup upkeep, in alternating rounds (`rounds` per side); prints each round
+/// with the load average, then the median and range of each side.
+async fn write_path(store: &SqlStore, levels: u64, rounds: u64) -> anyhow::Result<()> {
     let bare = store.without_rollups();
     let (mut with, mut without) = (Vec::new(), Vec::new());
-    for round in 0..4 {
+    println!();
+    for round in 0..2 * rounds.max(1) {
         let rollups = round % 2 == 1;
         let target = if rollups { store } else { &bare };
         let rate = plays_per_second(target, levels, round).await?;
+        println!(
+            "write round {round:>2} {:<16} {rate:>7.0} plays/s  load {}",
+            if rollups {
+                "with rollups"
+            } else {
+                "without rollups"
+            },
+            crate::bench::load_average()
+        );
         if rollups {
             with.push(rate)
         } else {
@@ -215,13 +228,19 @@ async fn write_path(store: &SqlStore, levels: u64) -> anyhow::Result<()> {
     }
     with.sort_by(f64::total_cmp);
     without.sort_by(f64::total_cmp);
-    let (with, without) = (with[with.len() / 2], without[without.len() / 2]);
-    println!();
+    let median = |rates: &[f64]| crate::bench::nearest_rank(rates, 0.5);
+    let (with_median, without_median) = (median(&with), median(&without));
     println!(
-        "write path ({WRITERS} writers, rated plays through the store, {} s rounds): \
-         {without:.0} plays/s without rollups, {with:.0} with ({:+.1} %)",
+        "write path ({WRITERS} writers, rated plays through the store, {} s rounds, {} per side): \
+         without rollups median {without_median:.0} plays/s (range {:.0}–{:.0}), with rollups \
+         median {with_median:.0} (range {:.0}–{:.0}): {:+.1} %",
         WRITE_ROUND.as_secs(),
-        (with / without - 1.0) * 100.0
+        with.len(),
+        without[0],
+        without[without.len() - 1],
+        with[0],
+        with[with.len() - 1],
+        (with_median / without_median - 1.0) * 100.0
     );
     println!(
         "(rounds without rollups leave them behind the raw rows: `levelforge stats --recompute` rebuilds)"
@@ -230,6 +249,12 @@ async fn write_path(store: &SqlStore, levels: u64) -> anyhow::Result<()> {
 }
 
 async fn plays_per_second(store: &SqlStore, levels: u64, round: u64) -> anyhow::Result<f64> {
+    // Clients new to the database in every run, so that each play is a rated first play
+    // even on a database an earlier run wrote to (`--reuse`).
+    let run = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
     let deadline = Instant::now() + WRITE_ROUND;
     let mut writers = tokio::task::JoinSet::new();
     for writer in 0..WRITERS as u64 {
@@ -239,7 +264,7 @@ async fn plays_per_second(store: &SqlStore, levels: u64, round: u64) -> anyhow::
             while Instant::now() < deadline {
                 let n = stored * WRITERS as u64 + writer;
                 let seed = 1 + (n * 7_919 + round * 104_729) % levels;
-                let client = format!("bench-{round}-{writer}-{stored}");
+                let client = format!("bench-{run}-{round}-{writer}-{stored}");
                 store
                     .insert_play(&NewPlay {
                         key: LevelKey {
