@@ -310,7 +310,7 @@ pub struct BenchArgs {
     /// With --stats: timed requests per route.
     #[arg(long, default_value_t = 40, requires = "stats")]
     pub requests: usize,
-    /// With --stats: write-path rounds per side (with and without rollups, alternating).
+    /// With --stats: write-path rounds with rollups, each between two without.
     #[arg(long, default_value_t = 5, requires = "stats")]
     pub write_rounds: u64,
     /// With --stats: skip the read routes and time only the write path.

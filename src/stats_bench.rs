@@ -201,13 +201,15 @@ async fn get(address: std::net::SocketAddr, path: &str) -> anyhow::Result<u16> {
 }
 
 /// Plays stored per second by [`WRITERS`] concurrent writers through the store, with and
-/// without rollup upkeep, in alternating rounds (`rounds` per side); prints each round
-/// with the load average, then the median and range of each side.
+/// without rollup upkeep, in alternating rounds: `rounds` with, each between two without.
+/// Prints each round with the load average, the median and range of each side, and the
+/// median of each round with against the mean of its two neighbours (which cancels most
+/// of a drift in the machine's load).
 async fn write_path(store: &SqlStore, levels: u64, rounds: u64) -> anyhow::Result<()> {
     let bare = store.without_rollups();
-    let (mut with, mut without) = (Vec::new(), Vec::new());
+    let mut rates = Vec::new();
     println!();
-    for round in 0..2 * rounds.max(1) {
+    for round in 0..2 * rounds.max(1) + 1 {
         let rollups = round % 2 == 1;
         let target = if rollups { store } else { &bare };
         let rate = plays_per_second(target, levels, round).await?;
@@ -220,27 +222,39 @@ async fn write_path(store: &SqlStore, levels: u64, rounds: u64) -> anyhow::Resul
             },
             crate::bench::load_average()
         );
-        if rollups {
-            with.push(rate)
-        } else {
-            without.push(rate)
-        }
+        rates.push(rate);
     }
-    with.sort_by(f64::total_cmp);
-    without.sort_by(f64::total_cmp);
-    let median = |rates: &[f64]| crate::bench::nearest_rank(rates, 0.5);
-    let (with_median, without_median) = (median(&with), median(&without));
+    let sorted = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let side = |parity: usize| sorted(rates.iter().skip(parity).step_by(2).copied().collect());
+    let (without, with) = (side(0), side(1));
+    let paired = sorted(
+        rates
+            .windows(3)
+            .step_by(2)
+            .map(|w| w[1] / ((w[0] + w[2]) / 2.0))
+            .collect(),
+    );
+    let median = |v: &[f64]| crate::bench::nearest_rank(v, 0.5);
+    let range = |v: &[f64]| format!("{:.0}–{:.0}", v[0], v[v.len() - 1]);
     println!(
-        "write path ({WRITERS} writers, rated plays through the store, {} s rounds, {} per side): \
-         without rollups median {without_median:.0} plays/s (range {:.0}–{:.0}), with rollups \
-         median {with_median:.0} (range {:.0}–{:.0}): {:+.1} %",
+        "write path ({WRITERS} writers, rated plays through the store, {} s rounds): \
+         without rollups median {:.0} plays/s ({} rounds, range {}), with rollups median \
+         {:.0} ({} rounds, range {}): {:+.1} %; paired with its neighbours, median {:+.1} % \
+         (range {:+.1} to {:+.1} %)",
         WRITE_ROUND.as_secs(),
+        median(&without),
+        without.len(),
+        range(&without),
+        median(&with),
         with.len(),
-        without[0],
-        without[without.len() - 1],
-        with[0],
-        with[with.len() - 1],
-        (with_median / without_median - 1.0) * 100.0
+        range(&with),
+        (median(&with) / median(&without) - 1.0) * 100.0,
+        (median(&paired) - 1.0) * 100.0,
+        (paired[0] - 1.0) * 100.0,
+        (paired[paired.len() - 1] - 1.0) * 100.0,
     );
     println!(
         "(rounds without rollups leave them behind the raw rows: `levelforge stats --recompute` rebuilds)"
@@ -280,7 +294,10 @@ async fn plays_per_second(store: &SqlStore, levels: u64, round: u64) -> anyhow::
                         },
                         moves: "",
                         moves_used: 10,
-                        time_ms: Some(1_000 + n % 60_000),
+                        // Scattered, not rising with n: concurrent plays would
+                        // otherwise all land in one time bucket, a hot row real
+                        // players' independent times do not make.
+                        time_ms: Some(1_000 + n.wrapping_mul(2_654_435_761) % 60_000),
                         client: Some(&client),
                         idempotency: None,
                     })
