@@ -104,7 +104,8 @@ impl Backend {
     /// day of its rollup rows is known before its insert, which carries them.
     pub(super) fn clock(self) -> String {
         match self {
-            // now() is the transaction's start: every reading in it is the same.
+            // now() is the transaction's start, the same at every reading: the insert
+            // reads it again, so no stamp is carried.
             Backend::Postgres => format!("'' AS stamp, {} AS day", self.day_of("now()")),
             // CURRENT_TIMESTAMP is read afresh by each statement (the same within one).
             Backend::Sqlite => format!(
