@@ -3,16 +3,19 @@
 # game x tier, solver speed on fixed heavy levels), then the HTTP figures with wrk on
 # loopback against a release server on a temporary SQLite database: warm GET /levels
 # beside a same-sized body from memory (the ratio is the figure that matters), cold
-# levels with random seeds, and the server's peak memory. Then compression: bytes on the
-# wire per route and coding, and warm gzip throughput against Debian's nginx serving the
-# same level with `gzip_static` (deploy/nginx-gzip-static.conf), side by side.
+# levels with random seeds, and the server's peak memory. Then the warm level against
+# Debian's nginx serving the same bytes as files, in alternating rounds: identity against
+# the plain file (deploy/nginx-static.conf) and gzip against `gzip_static`
+# (deploy/nginx-gzip-static.conf), with the throughput ratios and p99s. Last, bytes on the
+# wire per route and coding.
 #
-#   scripts/bench.sh                 # about 3-4 minutes on 2 cores
-#   SEEDS=50 DURATION=5s scripts/bench.sh
+#   scripts/bench.sh                 # about 4-5 minutes on 2 cores
+#   SEEDS=50 DURATION=5s ROUNDS=2 scripts/bench.sh
 #
 # Settings (environment): SEEDS (200), DURATION (10s per wrk run), THREADS (2),
 # CONNECTIONS (64, warm runs), COLD_CONNECTIONS (8), WARM_PATH (/levels/hard/1?game=fruit),
-# PORT (18089), NGINX_PORT (18090). CARGO_TARGET_DIR is honoured.
+# ROUNDS (3 rounds against nginx), ROUND_DURATION (8s per run in them), PORT (18089),
+# NGINX_PORT (18090, plain file), NGINX_GZIP_PORT (18091). CARGO_TARGET_DIR is honoured.
 set -euo pipefail
 
 SEEDS=${SEEDS:-200}
@@ -23,6 +26,9 @@ COLD_CONNECTIONS=${COLD_CONNECTIONS:-8}
 WARM_PATH=${WARM_PATH:-/levels/hard/1?game=fruit}
 PORT=${PORT:-18089}
 NGINX_PORT=${NGINX_PORT:-18090}
+NGINX_GZIP_PORT=${NGINX_GZIP_PORT:-18091}
+ROUNDS=${ROUNDS:-3}
+ROUND_DURATION=${ROUND_DURATION:-8s}
 BASE="http://127.0.0.1:$PORT"
 
 cd "$(dirname "$0")/.."
@@ -45,7 +51,7 @@ server=""
 nginx=""
 cleanup() {
     if [ -n "$server" ]; then kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; fi
-    if [ -n "$nginx" ]; then kill "$nginx" 2>/dev/null && wait "$nginx" 2>/dev/null; fi
+    for pid in $nginx; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -100,34 +106,51 @@ memory() { awk -v k="$1:" '$1 == k { printf "%.1f", $2 / 1024 }' "/proc/$server/
 run baseline "$CONNECTIONS" "$work/report.lua" "$BASE$BASELINE_PATH"
 run warm "$CONNECTIONS" "$work/report.lua" "$BASE$WARM_PATH"
 warm_hwm=$(memory VmHWM)
+# Against nginx serving the same bytes as files: the plain file (deploy/nginx-static.conf,
+# sendfile) and the .gz with gzip_static (deploy/nginx-gzip-static.conf), each its own
+# nginx. Alternating rounds (nginx, levelforge, nginx, levelforge, ...) so that both
+# sides see the same load from whatever else runs on the machine; before the cold run,
+# whose last generations may still be finishing after it.
+gz_size=0
+start_nginx() { # NAME CONF PORT: an nginx serving level.json and level.json.gz
+    local root="$work/$1"
+    mkdir -p "$root/www"
+    curl -fs "$BASE$WARM_PATH" -o "$root/www/level.json"
+    curl -fs -H 'Accept-Encoding: gzip' "$BASE$WARM_PATH" -o "$root/www/level.json.gz"
+    sed -e "s|@ROOT@|$root|g" -e "s|@PORT@|$3|g" "$2" > "$root/nginx.conf"
+    # nginx's workers run as nobody: let them read the level.
+    chmod 755 "$work" "$root" "$root/www"
+    chmod 644 "$root/www/"level.json*
+    /usr/sbin/nginx -p "$root" -e "$root/error.log" -c "$root/nginx.conf" &
+    nginx="$nginx $!"
+    for _ in $(seq 50); do
+        curl -fs "http://127.0.0.1:$3/level.json" >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    curl -fs "http://127.0.0.1:$3/level.json" | cmp - "$root/www/level.json" \
+        || { cat "$root/error.log"; exit 1; }
+    gz_size=$(stat -c %s "$root/www/level.json.gz")
+}
+start_nginx nginx-static deploy/nginx-static.conf "$NGINX_PORT"
+start_nginx nginx-gzip deploy/nginx-gzip-static.conf "$NGINX_GZIP_PORT"
+curl -fs -H 'Accept-Encoding: gzip' "http://127.0.0.1:$NGINX_GZIP_PORT/level.json" \
+    | cmp - "$work/nginx-gzip/www/level.json.gz" || { cat "$work/nginx-gzip/error.log"; exit 1; }
+STATIC_URL="http://127.0.0.1:$NGINX_PORT/level.json"
+GZIP_URL="http://127.0.0.1:$NGINX_GZIP_PORT/level.json"
+for _ in $(seq "$ROUNDS"); do
+    DURATION=$ROUND_DURATION run nginx_static "$CONNECTIONS" "$work/report.lua" "$STATIC_URL"
+    DURATION=$ROUND_DURATION run warm_identity "$CONNECTIONS" "$work/report.lua" "$BASE$WARM_PATH"
+    DURATION=$ROUND_DURATION run nginx_gzip "$CONNECTIONS" "$work/report.lua" "$GZIP_URL" \
+        -H 'Accept-Encoding: gzip'
+    DURATION=$ROUND_DURATION run warm_gzip "$CONNECTIONS" "$work/report.lua" "$BASE$WARM_PATH" \
+        -H 'Accept-Encoding: gzip'
+done
+
 run cold "$COLD_CONNECTIONS" "$work/cold.lua" "$BASE/"
 
 hwm=$(memory VmHWM)
 rss=$(memory VmRSS)
 levels=$(grep -c 'generated level' "$work/server.log" || true)
-
-# Compression: the same level from nginx gzip_static (the .gz the server itself sends).
-mkdir -p "$work/nginx/www"
-curl -fs "$BASE$WARM_PATH" -o "$work/nginx/www/level.json"
-curl -fs -H 'Accept-Encoding: gzip' "$BASE$WARM_PATH" -o "$work/nginx/www/level.json.gz"
-sed -e "s|@ROOT@|$work/nginx|g" -e "s|@PORT@|$NGINX_PORT|g" deploy/nginx-gzip-static.conf \
-    > "$work/nginx/nginx.conf"
-/usr/sbin/nginx -p "$work/nginx" -e "$work/nginx/error.log" -c "$work/nginx/nginx.conf" &
-nginx=$!
-# nginx's workers run as nobody: let them read the level.
-chmod 755 "$work" "$work/nginx" "$work/nginx/www"
-chmod 644 "$work/nginx/www/"level.json*
-for _ in $(seq 50); do
-    curl -fs "http://127.0.0.1:$NGINX_PORT/level.json" >/dev/null 2>&1 && break
-    sleep 0.1
-done
-curl -fs -H 'Accept-Encoding: gzip' "http://127.0.0.1:$NGINX_PORT/level.json" \
-    | cmp - "$work/nginx/www/level.json.gz" || { cat "$work/nginx/error.log"; exit 1; }
-run warm_gzip "$CONNECTIONS" "$work/report.lua" "$BASE$WARM_PATH" -H 'Accept-Encoding: gzip'
-run nginx_gzip "$CONNECTIONS" "$work/report.lua" "http://127.0.0.1:$NGINX_PORT/level.json" \
-    -H 'Accept-Encoding: gzip'
-run nginx_identity "$CONNECTIONS" "$work/report.lua" "http://127.0.0.1:$NGINX_PORT/level.json"
-gz_size=$(stat -c %s "$work/nginx/www/level.json.gz")
 
 # Bytes on the wire per route and coding (bodies only; the headers are the same ~250 B).
 daily=$(curl -fs -o /dev/null -w '%{redirect_url}' "$BASE/levels/daily?game=hashi")
@@ -143,9 +166,10 @@ while read -r name rps p50 p99 non2xx errors load; do
         warm) label="warm GET $WARM_PATH ($size B)"; conns=$CONNECTIONS ;;
         baseline) label="baseline GET $BASELINE_PATH"; conns=$CONNECTIONS ;;
         cold) label="cold GET random game/tier/seed"; conns=$COLD_CONNECTIONS ;;
+        warm_identity) label="warm GET level, identity ($size B)"; conns=$CONNECTIONS ;;
         warm_gzip) label="warm GET level, gzip ($gz_size B)"; conns=$CONNECTIONS ;;
+        nginx_static) label="nginx plain file, same bytes"; conns=$CONNECTIONS ;;
         nginx_gzip) label="nginx gzip_static, same .gz"; conns=$CONNECTIONS ;;
-        nginx_identity) label="nginx, same level uncompressed"; conns=$CONNECTIONS ;;
     esac
     printf '%-44s %6s %11s %9s %9s %8s %7s %6s\n' "$label" "$conns" "$rps" "$p50" "$p99" "$non2xx" "$errors" "$load"
 done < "$work/results"
@@ -153,10 +177,25 @@ warm_rps=$(awk '$1 == "warm" { print $2 }' "$work/results")
 base_rps=$(awk '$1 == "baseline" { print $2 }' "$work/results")
 awk -v w="$warm_rps" -v b="$base_rps" 'BEGIN {
     r = w / b; printf "warm / baseline throughput: %.2f (target >= 0.7: %s)\n", r, r >= 0.7 ? "ok" : "MISSED" }'
-gzip_rps=$(awk '$1 == "warm_gzip" { print $2 }' "$work/results")
-nginx_rps=$(awk '$1 == "nginx_gzip" { print $2 }' "$work/results")
-awk -v w="$gzip_rps" -v n="$nginx_rps" 'BEGIN {
-    r = w / n; printf "warm gzip / nginx gzip_static throughput: %.2f (target >= 1: %s)\n", r, r >= 1 ? "ok" : "MISSED" }'
+# versus LEVELFORGE_RUN NGINX_RUN TITLE: medians over the rounds of throughput and p99, and
+# the target: at least nginx's throughput with a p99 no worse than nginx's.
+versus() {
+    awk -v w="$1" -v n="$2" -v title="$3" '
+        function median(a, k,   i, j, t) {
+            for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+                t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+            return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+        }
+        $1 == w { wr[++nw] = $2; wp[nw] = $4 }
+        $1 == n { nr[++nn] = $2; np[nn] = $4 }
+        END {
+            r = median(wr, nw) / median(nr, nn); p = median(wp, nw); q = median(np, nn)
+            printf "%s: throughput %.2f of nginx, p99 %.2f ms against %.2f ms (medians of %d rounds; target >= 1 with p99 <= nginx: %s)\n",
+                title, r, p, q, nw, (r >= 1 && p <= q) ? "ok" : "MISSED"
+        }' "$work/results"
+}
+versus warm_identity nginx_static "warm identity / nginx plain file"
+versus warm_gzip nginx_gzip "warm gzip / nginx gzip_static"
 echo
 echo "bytes on the wire (body) per route and Accept-Encoding"
 printf '%-52s %8s %7s %7s %7s\n' route identity gzip br zstd

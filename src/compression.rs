@@ -9,9 +9,9 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use tower_http::compression::predicate::{NotForContentType, Predicate, SizeAbove};
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 
@@ -51,6 +51,17 @@ impl Encoding {
             Encoding::Zstd => "zstd",
             Encoding::Gzip => "gzip",
         }
+    }
+
+    /// The `Content-Encoding` header value.
+    fn header_value(self) -> HeaderValue {
+        static VALUES: [HeaderValue; 4] = [
+            HeaderValue::from_static("identity"),
+            HeaderValue::from_static("br"),
+            HeaderValue::from_static("zstd"),
+            HeaderValue::from_static("gzip"),
+        ];
+        VALUES[self as usize].clone()
     }
 
     fn slot(self) -> Option<usize> {
@@ -276,38 +287,38 @@ pub fn strong_etag(bytes: &[u8]) -> String {
 
 /// The answer for immutable bytes: the client's coding with its ETag, `Vary:
 /// Accept-Encoding` when the bytes are large enough to vary, and 304 when `If-None-Match`
-/// names the representation the client would get.
+/// names the representation the client would get. The header values come ready made
+/// (statics): this is every warm answer's path, and building a value from text checks
+/// every byte of it.
 pub fn respond(
     request: &HeaderMap,
     variants: &Variants,
-    content_type: &'static str,
-    cache_control: &'static str,
+    content_type: &HeaderValue,
+    cache_control: &HeaderValue,
 ) -> Response {
+    static VARY: HeaderValue = HeaderValue::from_static("accept-encoding");
     let chosen = variants.get(negotiate(request));
     let not_modified = none_match(request, chosen.etag.to_str().expect("etag is ASCII"));
     let mut response = if not_modified {
-        StatusCode::NOT_MODIFIED.into_response()
+        Response::new(Body::empty())
     } else {
-        let mut response = chosen.bytes.clone().into_response();
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-        if chosen.encoding != Encoding::Identity {
-            response.headers_mut().insert(
-                header::CONTENT_ENCODING,
-                HeaderValue::from_static(chosen.encoding.token()),
-            );
-        }
-        response
+        Response::new(Body::from(chosen.bytes.clone()))
     };
+    if not_modified {
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+    }
     let headers = response.headers_mut();
+    headers.reserve(5);
+    if !not_modified {
+        headers.insert(header::CONTENT_TYPE, content_type.clone());
+        if chosen.encoding != Encoding::Identity {
+            headers.insert(header::CONTENT_ENCODING, chosen.encoding.header_value());
+        }
+    }
     headers.insert(header::ETAG, chosen.etag.clone());
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(cache_control),
-    );
+    headers.insert(header::CACHE_CONTROL, cache_control.clone());
     if variants.compressible() {
-        headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        headers.insert(header::VARY, VARY.clone());
     }
     response
 }
@@ -329,6 +340,9 @@ pub fn dynamic() -> CompressionLayer<impl Predicate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    static TEXT: HeaderValue = HeaderValue::from_static("text/plain");
+    static NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
 
     fn accept(value: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
@@ -427,14 +441,14 @@ mod tests {
             assert_eq!(variants.get(encoding).encoding, Encoding::Identity);
         }
         let mut request = accept("br, gzip");
-        let response = respond(&request, &variants, "text/plain", "no-cache");
+        let response = respond(&request, &variants, &TEXT, &NO_CACHE);
         assert!(response.headers().get(header::VARY).is_none());
         assert!(response.headers().get(header::CONTENT_ENCODING).is_none());
         request.insert(
             header::IF_NONE_MATCH,
             HeaderValue::from_str(variants.etag()).unwrap(),
         );
-        let response = respond(&request, &variants, "text/plain", "no-cache");
+        let response = respond(&request, &variants, &TEXT, &NO_CACHE);
         assert_eq!(response.status(), StatusCode::NOT_MODIFIED);
     }
 
@@ -450,7 +464,7 @@ mod tests {
         let ask = |encoding: &str, tags: &str| {
             let mut request = accept(encoding);
             request.insert(header::IF_NONE_MATCH, HeaderValue::from_str(tags).unwrap());
-            let response = respond(&request, &variants, "text/plain", "no-cache");
+            let response = respond(&request, &variants, &TEXT, &NO_CACHE);
             let vary = response.headers()[header::VARY]
                 .to_str()
                 .unwrap()

@@ -310,6 +310,12 @@ pub struct BenchArgs {
     /// With --stats: timed requests per route.
     #[arg(long, default_value_t = 40, requires = "stats")]
     pub requests: usize,
+    /// With --stats: write-path rounds with rollups, each between two without.
+    #[arg(long, default_value_t = 5, requires = "stats")]
+    pub write_rounds: u64,
+    /// With --stats: skip the read routes and time only the write path.
+    #[arg(long, requires = "stats")]
+    pub writes_only: bool,
     /// Only this tier (with `--game`, a steady generation loop for a profiler).
     #[arg(long)]
     pub difficulty: Option<String>,

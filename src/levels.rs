@@ -101,7 +101,9 @@ pub struct Bounds {
 #[derive(Clone)]
 pub struct LevelService {
     store: Arc<dyn Store>,
-    cache: Cache<LevelKey, Arc<ServedLevel>>,
+    /// Hashed with foldhash: every warm request hashes its key, and SipHash (the default)
+    /// was a visible share of a warm answer; foldhash's seeds are random per process.
+    cache: Cache<LevelKey, Arc<ServedLevel>, foldhash::fast::RandomState>,
     /// Packs as served, so that their codings are made once too.
     packs: Cache<PackKey, Arc<Variants>>,
     slots: Arc<Semaphore>,
@@ -116,7 +118,9 @@ impl LevelService {
     pub fn new(store: Arc<dyn Store>, bounds: Bounds, cache_capacity: u64) -> LevelService {
         LevelService {
             store,
-            cache: Cache::builder().max_capacity(cache_capacity).build(),
+            cache: Cache::builder()
+                .max_capacity(cache_capacity)
+                .build_with_hasher(foldhash::fast::RandomState::default()),
             packs: Cache::builder()
                 .max_capacity(PACK_CACHE_BYTES)
                 // Room for the compressed forms too, which come later and add about half.
@@ -183,6 +187,11 @@ impl LevelService {
         key: LevelKey,
     ) -> Result<Arc<ServedLevel>, LevelError> {
         self.get_for(game, key, None).await
+    }
+
+    /// The stored level of a key if it is in memory; never loads, and counts nothing.
+    pub async fn cached(&self, key: &LevelKey) -> Option<Arc<ServedLevel>> {
+        self.cache.get(key).await.filter(|level| level.stored)
     }
 
     /// [`get`](Self::get) on behalf of `client`, whose cold generations are rate limited.

@@ -82,7 +82,7 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let limits = state.limits.clone();
-    server::serve(listener, api::router(state), &limits, shutdown).await
+    server::serve(listener, api::App::new(state), &limits, shutdown).await
 }
 
 /// Resolves on SIGTERM or SIGINT.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use axum::extract::{MatchedPath, Request};
 use axum::middleware::Next;
 use axum::response::Response;
-use metrics::{counter, histogram};
+use metrics::{Counter, Histogram, counter, histogram};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 /// Latency buckets in seconds: warm requests take microseconds, generations seconds.
@@ -55,6 +55,40 @@ pub async fn track_requests(request: Request, next: Next) -> Response {
     response
 }
 
+/// The request series of one route, method and status, looked up on first use only:
+/// recording a request is then two atomic updates, where [`track_requests`] builds and
+/// hashes a label set per request. Same names and labels, so the same series on `/metrics`.
+pub struct RequestSeries {
+    labels: [(&'static str, String); 3],
+    handles: OnceLock<(Counter, Histogram)>,
+}
+
+impl RequestSeries {
+    pub fn new(route: &'static str, method: &'static str, status: u16) -> RequestSeries {
+        RequestSeries {
+            labels: [
+                ("route", route.to_string()),
+                ("method", method.to_string()),
+                ("status", status.to_string()),
+            ],
+            handles: OnceLock::new(),
+        }
+    }
+
+    /// Counts one request that started at `started`.
+    pub fn record(&self, started: Instant) {
+        let (count, duration) = self.handles.get_or_init(|| {
+            handle(); // handles taken before the recorder is installed would record nothing
+            (
+                counter!("levelforge_http_requests_total", &self.labels),
+                histogram!("levelforge_http_request_duration_seconds", &self.labels),
+            )
+        });
+        count.increment(1);
+        duration.record(started.elapsed().as_secs_f64());
+    }
+}
+
 /// Outcome of one generation run by the level pipeline.
 #[derive(Clone, Copy, Debug)]
 pub enum Outcome {
@@ -94,8 +128,14 @@ pub fn generation_work(game: &'static str, tier: &'static str, attempts: u64, st
 
 /// A level request answered from memory (`hit`) or by running the loader (`miss`).
 pub fn cache(hit: bool) {
-    let result = if hit { "hit" } else { "miss" };
-    counter!("levelforge_cache_requests_total", "result" => result).increment(1);
+    // Looked up once: warm hits are the hottest path there is.
+    static SERIES: OnceLock<[Counter; 2]> = OnceLock::new();
+    let [hits, misses] = SERIES.get_or_init(|| {
+        handle();
+        ["hit", "miss"]
+            .map(|result| counter!("levelforge_cache_requests_total", "result" => result))
+    });
+    if hit { hits } else { misses }.increment(1);
 }
 
 /// Time a job waited for a generation slot; `admitted` false when it gave up (503).

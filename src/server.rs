@@ -11,19 +11,15 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Router;
-use axum::extract::{ConnectInfo, Request};
-use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio_io_timeout::TimeoutStream;
-use tower::ServiceExt;
 
+use crate::api::App;
 use crate::config::HttpLimits;
 
 /// Serves `app` on `listener` until `shutdown` resolves: then stops accepting, lets every
@@ -31,7 +27,7 @@ use crate::config::HttpLimits;
 /// for at most `limits.shutdown_grace`, closes the rest and returns.
 pub async fn serve(
     listener: TcpListener,
-    app: Router,
+    app: App,
     limits: &HttpLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
@@ -59,12 +55,8 @@ pub async fn serve(
         // hyper has no write timeout: a client that stops reading would hold the
         // connection and its buffered answer forever.
         stream.set_write_timeout(Some(limits.write_timeout));
-        let service = TowerToHyperService::new(app.clone().map_request(
-            move |mut request: Request<Incoming>| {
-                request.extensions_mut().insert(ConnectInfo(peer));
-                request
-            },
-        ));
+        let app = app.clone();
+        let service = hyper::service::service_fn(move |request| app.clone().call(request, peer));
         let connection =
             connections.watch(http.serve_connection(TokioIo::new(Box::pin(stream)), service));
         tasks.spawn(async move {

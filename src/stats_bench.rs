@@ -59,8 +59,10 @@ pub async fn run(args: &BenchArgs) -> anyhow::Result<()> {
     if !sqlite {
         sqlx::query("ANALYZE").execute(store.pool()).await?;
     }
-    read_routes(url, args.requests).await?;
-    write_path(&store, args.levels).await?;
+    if !args.writes_only {
+        read_routes(url, args.requests).await?;
+    }
+    write_path(&store, args.levels, args.write_rounds).await?;
     println!("load average at end: {}", crate::bench::load_average());
     Ok(())
 }
@@ -199,29 +201,60 @@ async fn get(address: std::net::SocketAddr, path: &str) -> anyhow::Result<u16> {
 }
 
 /// Plays stored per second by [`WRITERS`] concurrent writers through the store, with and
-/// without rollup upkeep, in alternating rounds; the median round of each is printed.
-async fn write_path(store: &SqlStore, levels: u64) -> anyhow::Result<()> {
+/// without rollup upkeep, in alternating rounds: `rounds` with, each between two without.
+/// Prints each round with the load average, the median and range of each side, and the
+/// median of each round with against the mean of its two neighbours (which cancels most
+/// of a drift in the machine's load).
+async fn write_path(store: &SqlStore, levels: u64, rounds: u64) -> anyhow::Result<()> {
     let bare = store.without_rollups();
-    let (mut with, mut without) = (Vec::new(), Vec::new());
-    for round in 0..4 {
+    let mut rates = Vec::new();
+    println!();
+    for round in 0..2 * rounds.max(1) + 1 {
         let rollups = round % 2 == 1;
         let target = if rollups { store } else { &bare };
         let rate = plays_per_second(target, levels, round).await?;
-        if rollups {
-            with.push(rate)
-        } else {
-            without.push(rate)
-        }
+        println!(
+            "write round {round:>2} {:<16} {rate:>7.0} plays/s  load {}",
+            if rollups {
+                "with rollups"
+            } else {
+                "without rollups"
+            },
+            crate::bench::load_average()
+        );
+        rates.push(rate);
     }
-    with.sort_by(f64::total_cmp);
-    without.sort_by(f64::total_cmp);
-    let (with, without) = (with[with.len() / 2], without[without.len() / 2]);
-    println!();
+    let sorted = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let side = |parity: usize| sorted(rates.iter().skip(parity).step_by(2).copied().collect());
+    let (without, with) = (side(0), side(1));
+    let paired = sorted(
+        rates
+            .windows(3)
+            .step_by(2)
+            .map(|w| w[1] / ((w[0] + w[2]) / 2.0))
+            .collect(),
+    );
+    let median = |v: &[f64]| crate::bench::nearest_rank(v, 0.5);
+    let range = |v: &[f64]| format!("{:.0}–{:.0}", v[0], v[v.len() - 1]);
     println!(
         "write path ({WRITERS} writers, rated plays through the store, {} s rounds): \
-         {without:.0} plays/s without rollups, {with:.0} with ({:+.1} %)",
+         without rollups median {:.0} plays/s ({} rounds, range {}), with rollups median \
+         {:.0} ({} rounds, range {}): {:+.1} %; paired with its neighbours, median {:+.1} % \
+         (range {:+.1} to {:+.1} %)",
         WRITE_ROUND.as_secs(),
-        (with / without - 1.0) * 100.0
+        median(&without),
+        without.len(),
+        range(&without),
+        median(&with),
+        with.len(),
+        range(&with),
+        (median(&with) / median(&without) - 1.0) * 100.0,
+        (median(&paired) - 1.0) * 100.0,
+        (paired[0] - 1.0) * 100.0,
+        (paired[paired.len() - 1] - 1.0) * 100.0,
     );
     println!(
         "(rounds without rollups leave them behind the raw rows: `levelforge stats --recompute` rebuilds)"
@@ -230,6 +263,12 @@ async fn write_path(store: &SqlStore, levels: u64) -> anyhow::Result<()> {
 }
 
 async fn plays_per_second(store: &SqlStore, levels: u64, round: u64) -> anyhow::Result<f64> {
+    // Clients new to the database in every run, so that each play is a rated first play
+    // even on a database an earlier run wrote to (`--reuse`).
+    let run = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
     let deadline = Instant::now() + WRITE_ROUND;
     let mut writers = tokio::task::JoinSet::new();
     for writer in 0..WRITERS as u64 {
@@ -239,7 +278,7 @@ async fn plays_per_second(store: &SqlStore, levels: u64, round: u64) -> anyhow::
             while Instant::now() < deadline {
                 let n = stored * WRITERS as u64 + writer;
                 let seed = 1 + (n * 7_919 + round * 104_729) % levels;
-                let client = format!("bench-{round}-{writer}-{stored}");
+                let client = format!("bench-{run}-{round}-{writer}-{stored}");
                 store
                     .insert_play(&NewPlay {
                         key: LevelKey {
@@ -255,7 +294,10 @@ async fn plays_per_second(store: &SqlStore, levels: u64, round: u64) -> anyhow::
                         },
                         moves: "",
                         moves_used: 10,
-                        time_ms: Some(1_000 + n % 60_000),
+                        // Scattered, not rising with n: concurrent plays would
+                        // otherwise all land in one time bucket, a hot row real
+                        // players' independent times do not make.
+                        time_ms: Some(1_000 + n.wrapping_mul(2_654_435_761) % 60_000),
                         client: Some(&client),
                         idempotency: None,
                     })

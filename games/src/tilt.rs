@@ -9,7 +9,7 @@
 //!
 //! States are fixed-width rows of `u64` bitboards stored back to back in one arena; the
 //! hash table holds only row indices, so a state costs its own bytes plus about five
-//! and nothing is allocated per state.
+//! and nothing is allocated per state. The width is a const parameter of the search.
 
 use std::hash::{BuildHasher, Hasher};
 
@@ -52,34 +52,43 @@ impl StateSet {
         &self.words[start..start + self.stride]
     }
 
-    /// The index of `state`, adding it if new; the flag says whether it was new.
-    pub fn intern(&mut self, state: &[u64]) -> (u32, bool) {
-        debug_assert_eq!(state.len(), self.stride);
-        let hash = hash_words(state);
-        let (stride, words) = (self.stride, &self.words);
-        let row = |i: u32| &words[i as usize * stride..(i as usize + 1) * stride];
-        if let Some(&index) = self.table.find(hash, |&i| same_row(row(i), state)) {
+    /// The index of `state`, adding it if new; the flag says whether it was new. The row
+    /// width is a constant so that hashing, comparing and copying a row compile to a few
+    /// straight-line instructions.
+    pub fn intern<const W: usize>(&mut self, state: &[u64; W]) -> (u32, bool) {
+        debug_assert_eq!(W, self.stride);
+        let hash = hash_row(state);
+        let words = &self.words;
+        if let Some(&index) = self.table.find(hash, |&i| row::<W>(words, i) == state) {
             return (index, false);
         }
-        let index = self.len() as u32;
+        let index = (self.words.len() / W) as u32;
         self.words.extend_from_slice(state);
-        let (stride, words) = (self.stride, &self.words);
-        self.table.insert_unique(hash, index, |&i| {
-            hash_words(&words[i as usize * stride..(i as usize + 1) * stride])
-        });
+        let words = &self.words;
+        self.table
+            .insert_unique(hash, index, |&i| hash_row(row::<W>(words, i)));
         (index, true)
+    }
+
+    /// Row `index` as a fixed-width array.
+    pub fn get_fixed<const W: usize>(&self, index: u32) -> &[u64; W] {
+        row::<W>(&self.words, index)
     }
 }
 
-/// Row equality without a `memcmp` call: rows are a handful of words.
+/// Row `index` of an arena of `W`-word rows.
 #[inline]
-fn same_row(a: &[u64], b: &[u64]) -> bool {
-    a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
+fn row<const W: usize>(words: &[u64], index: u32) -> &[u64; W] {
+    let start = index as usize * W;
+    words[start..start + W]
+        .try_into()
+        .expect("a row is W words")
 }
 
-fn hash_words(words: &[u64]) -> u64 {
+#[inline]
+fn hash_row<const W: usize>(row: &[u64; W]) -> u64 {
     let mut hasher = FxBuildHasher.build_hasher();
-    for &w in words {
+    for &w in row {
         hasher.write_u64(w);
     }
     hasher.finish()
@@ -117,27 +126,28 @@ pub struct Graph {
 
 /// Explores every state reachable from `start`. `tilt` writes the successor of a state
 /// into its output row; `is_win` marks terminal winning states (not expanded further).
-pub fn explore(
-    start: &[u64],
+/// The state width `W` is a constant (a caller with widths known only at run time matches
+/// on them) so that the tilt and the state set work on arrays of known length.
+pub fn explore<const W: usize>(
+    start: &[u64; W],
     limits: &Limits,
     path_cap: u64,
-    mut tilt: impl FnMut(&[u64], Dir, &mut [u64]) -> Step,
-    is_win: impl Fn(&[u64]) -> bool,
+    mut tilt: impl FnMut(&[u64; W], Dir, &mut [u64; W]) -> Step,
+    is_win: impl Fn(&[u64; W]) -> bool,
 ) -> Result<Graph, Exhausted> {
-    let stride = start.len();
+    // Room for the whole budget up to 2^14 states: most of the cost of a big exploration
+    // was rehashing a table, and copying per-state vectors, grown from a few states.
+    let room = limits.max_states.clamp(1024, 1 << 14) as usize;
     let mut graph = Graph {
-        // Room for the whole budget up to 2^14 states: most of the cost of a big
-        // exploration was rehashing a table grown from 1,024 states.
-        states: StateSet::with_capacity(stride, limits.max_states.clamp(1024, 1 << 14) as usize),
-        depth: vec![0],
-        edges: Vec::new(),
-        win: vec![is_win(start)],
-        paths: vec![1],
+        states: StateSet::with_capacity(W, room),
+        depth: starting_with(0, room),
+        edges: Vec::with_capacity(room),
+        win: starting_with(is_win(start), room),
+        paths: starting_with(1, room),
         expanded: 0,
     };
     graph.states.intern(start);
-    let mut current = vec![0u64; stride];
-    let mut next = vec![0u64; stride];
+    let mut next = [0u64; W];
     let mut cursor = 0u32;
     while (cursor as usize) < graph.states.len() {
         let u = cursor;
@@ -146,7 +156,7 @@ pub fn explore(
         if !graph.win[u as usize] {
             graph.expanded += 1;
             limits.tick(graph.expanded)?;
-            current.copy_from_slice(graph.states.get(u));
+            let current = *graph.states.get_fixed::<W>(u);
             for dir in Dir::ALL {
                 row[dir.index()] = match tilt(&current, dir, &mut next) {
                     Step::Same => SAME,
@@ -160,13 +170,20 @@ pub fn explore(
     Ok(graph)
 }
 
+/// A vector holding `first`, with room for `room` elements.
+fn starting_with<T>(first: T, room: usize) -> Vec<T> {
+    let mut v = Vec::with_capacity(room);
+    v.push(first);
+    v
+}
+
 impl Graph {
-    fn link(
+    fn link<const W: usize>(
         &mut self,
         from: u32,
-        to: &[u64],
+        to: &[u64; W],
         path_cap: u64,
-        is_win: &impl Fn(&[u64]) -> bool,
+        is_win: &impl Fn(&[u64; W]) -> bool,
     ) -> u32 {
         let (v, is_new) = self.states.intern(to);
         let depth = self.depth[from as usize] + 1;
@@ -286,7 +303,7 @@ mod tests {
 
     /// A counter on 0..=5 where U adds one, D subtracts one; 5 wins, 0 is a trap with no
     /// way out, and L from 3 loses.
-    fn counter_tilt(s: &[u64], d: Dir, out: &mut [u64]) -> Step {
+    fn counter_tilt(s: &[u64; 1], d: Dir, out: &mut [u64; 1]) -> Step {
         let v = s[0];
         let next = match d {
             Dir::U => v + 1,
@@ -327,7 +344,7 @@ mod tests {
     #[test]
     fn solution_walk_skips_moves_into_dead_ends() {
         // From 1, U (tried first) falls into the trap 0; D wins.
-        let tilt = |s: &[u64], d: Dir, out: &mut [u64]| match (s[0], d) {
+        let tilt = |s: &[u64; 1], d: Dir, out: &mut [u64; 1]| match (s[0], d) {
             (1, Dir::U) => {
                 out[0] = 0;
                 Step::Moved

@@ -10,7 +10,7 @@ use axum::extract::Path;
 use axum::http::HeaderMap;
 use axum::response::Response;
 
-use super::levels::immutable;
+use super::levels::{JSON, immutable};
 use super::problem::ApiError;
 use crate::compression::Variants;
 
@@ -28,11 +28,11 @@ pub async fn bytes(Path(size): Path<String>, headers: HeaderMap) -> Result<Respo
         .ok_or_else(|| {
             ApiError::BadRequest(format!("size must be a byte count up to {MAX_BYTES}"))
         })?;
-    Ok(immutable(&headers, &body(size), "application/json"))
+    Ok(immutable(&headers, &body(size), &JSON))
 }
 
 /// The body of `size` bytes, kept like a warm level's (with its codings made once).
-fn body(size: usize) -> Arc<Variants> {
+pub(super) fn body(size: usize) -> Arc<Variants> {
     static BODIES: OnceLock<Mutex<HashMap<usize, Arc<Variants>>>> = OnceLock::new();
     let mut bodies = BODIES
         .get_or_init(Default::default)

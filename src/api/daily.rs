@@ -15,7 +15,7 @@ use serde::Deserialize;
 use tokio::task::JoinSet;
 
 use super::AppState;
-use super::levels::immutable;
+use super::levels::{JSON, immutable};
 use super::params::{self, ClientIp};
 use super::problem::ApiError;
 use crate::levels::{LevelError, LevelService, PackKey, ServedLevel};
@@ -122,7 +122,7 @@ pub async fn daily(
         seed,
     };
     let level = state.levels.get_for(game, key, client.0).await?;
-    let mut response = immutable(&headers, &level.body, "application/json");
+    let mut response = immutable(&headers, &level.body, &JSON);
     let canonical = format!("/levels/{difficulty}/{seed}?game={}", game.name());
     if let Ok(value) = HeaderValue::try_from(canonical) {
         response
@@ -220,7 +220,7 @@ pub async fn pack(
     };
     let fetch = fetch_pack(&state.levels, game, difficulty, (from, count), client.0);
     let body = state.levels.pack(key, fetch).await?;
-    Ok(immutable(&headers, &body, "application/json"))
+    Ok(immutable(&headers, &body, &JSON))
 }
 
 #[cfg(test)]

@@ -18,23 +18,27 @@ const CONTENT_SECURITY_POLICY: &str =
 
 pub async fn index(request: HeaderMap) -> Response {
     static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(INDEX));
-    asset(&request, "text/html; charset=utf-8", &BODY)
+    static HTML: HeaderValue = HeaderValue::from_static("text/html; charset=utf-8");
+    asset(&request, &HTML, &BODY)
 }
 
 pub async fn script(request: HeaderMap) -> Response {
     static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(SCRIPT));
-    asset(&request, "text/javascript; charset=utf-8", &BODY)
+    static JAVASCRIPT: HeaderValue = HeaderValue::from_static("text/javascript; charset=utf-8");
+    asset(&request, &JAVASCRIPT, &BODY)
 }
 
 pub async fn style(request: HeaderMap) -> Response {
     static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(STYLE));
-    asset(&request, "text/css; charset=utf-8", &BODY)
+    static CSS: HeaderValue = HeaderValue::from_static("text/css; charset=utf-8");
+    asset(&request, &CSS, &BODY)
 }
 
 /// A file that changes only with the binary: revalidated by ETag, so an upgraded
 /// replica's page is picked up at once.
-fn asset(request: &HeaderMap, content_type: &'static str, body: &Variants) -> Response {
-    let mut response = compression::respond(request, body, content_type, "no-cache");
+fn asset(request: &HeaderMap, content_type: &HeaderValue, body: &Variants) -> Response {
+    static NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
+    let mut response = compression::respond(request, body, content_type, &NO_CACHE);
     response.headers_mut().insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(CONTENT_SECURITY_POLICY),

@@ -48,7 +48,7 @@ pub async fn level(
 ) -> Result<Response, ApiError> {
     let query = query?.0;
     let (_, _, level) = served(&state, &path, &query, client).await?;
-    Ok(immutable(&headers, &level.body, "application/json"))
+    Ok(immutable(&headers, &level.body, &JSON))
 }
 
 pub async fn preview(
@@ -63,7 +63,7 @@ pub async fn preview(
     let svg = level.preview(query.solution, |document| {
         game.preview_svg(document, query.solution)
     })?;
-    Ok(immutable(&headers, svg, "image/svg+xml"))
+    Ok(immutable(&headers, svg, &SVG))
 }
 
 pub async fn check(
@@ -279,16 +279,16 @@ impl<'a> PlayReport<'a> {
     }
 }
 
+/// The media types of levels and previews.
+pub(super) static JSON: HeaderValue = HeaderValue::from_static("application/json");
+pub(super) static SVG: HeaderValue = HeaderValue::from_static("image/svg+xml");
+
 /// A cacheable-forever response in the client's coding, or 304 when it already has it.
 pub(super) fn immutable(
     request: &HeaderMap,
     body: &Variants,
-    content_type: &'static str,
+    content_type: &HeaderValue,
 ) -> Response {
-    compression::respond(
-        request,
-        body,
-        content_type,
-        "public, max-age=31536000, immutable",
-    )
+    static FOREVER: HeaderValue = HeaderValue::from_static("public, max-age=31536000, immutable");
+    compression::respond(request, body, content_type, &FOREVER)
 }

@@ -10,16 +10,19 @@ mod levels;
 mod ops;
 pub mod params;
 pub mod problem;
+mod warm;
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::http::Request;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use levelforge_games::Game;
+use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
@@ -49,8 +52,39 @@ pub struct AppState {
 /// Bodies above this size get 413.
 pub const BODY_LIMIT: usize = 64 * 1024;
 
-pub fn router(state: AppState) -> Router {
-    let limits = state.limits.clone();
+/// The whole HTTP service: warm immutable answers first ([`warm`]), every other request
+/// through the router and its layers.
+#[derive(Clone)]
+pub struct App {
+    router: Router,
+    warm: Arc<warm::WarmPath>,
+}
+
+impl App {
+    pub fn new(state: AppState) -> App {
+        let overload = Arc::new(Overload::new(&state.limits));
+        App {
+            warm: Arc::new(warm::WarmPath::new(state.clone(), overload.clone())),
+            router: router(state, overload),
+        }
+    }
+
+    /// Answers one request from `peer`.
+    pub async fn call(
+        self,
+        request: Request<hyper::body::Incoming>,
+        peer: SocketAddr,
+    ) -> Result<Response, std::convert::Infallible> {
+        if let Some(response) = self.warm.answer(&request).await {
+            return Ok(response);
+        }
+        let mut request = request;
+        request.extensions_mut().insert(ConnectInfo(peer));
+        self.router.oneshot(request).await
+    }
+}
+
+fn router(state: AppState, overload: Arc<Overload>) -> Router {
     let routes = Router::new()
         .route("/", get(dashboard::index))
         .route("/dashboard/app.js", get(dashboard::script))
@@ -89,7 +123,7 @@ pub fn router(state: AppState) -> Router {
         .layer(CatchPanicLayer::custom(|_| {
             ApiError::Internal("the handler panicked".into()).into_response()
         }));
-    overload_layers(routes, &limits)
+    overload_layers(routes, overload)
         .layer(
             TraceLayer::new_for_http().make_span_with(|request: &Request<_>| {
                 tracing::info_span!("request", method = %request.method(), uri = %request.uri())
@@ -104,14 +138,7 @@ pub fn router(state: AppState) -> Router {
 /// Written as one middleware over a shared semaphore: `Router::layer` wraps every route
 /// separately, and tower's load-shed and concurrency layers queued instead of shedding
 /// there.
-fn overload_layers(routes: Router<AppState>, limits: &HttpLimits) -> Router<AppState> {
-    let guard = Arc::new(Overload {
-        slots: (limits.max_in_flight > 0)
-            .then(|| Arc::new(tokio::sync::Semaphore::new(limits.max_in_flight))),
-        load_shed: limits.load_shed,
-        timeout: limits.request_timeout,
-        body_timeout: limits.body_read_timeout,
-    });
+fn overload_layers(routes: Router<AppState>, guard: Arc<Overload>) -> Router<AppState> {
     routes.layer(axum::middleware::from_fn(move |request, next| {
         let guard = guard.clone();
         async move { guard.run(request, next).await }
@@ -126,6 +153,25 @@ struct Overload {
 }
 
 impl Overload {
+    fn new(limits: &HttpLimits) -> Overload {
+        Overload {
+            slots: (limits.max_in_flight > 0)
+                .then(|| Arc::new(tokio::sync::Semaphore::new(limits.max_in_flight))),
+            load_shed: limits.load_shed,
+            timeout: limits.request_timeout,
+            body_timeout: limits.body_read_timeout,
+        }
+    }
+
+    /// An in-flight slot if one is free now (`Some(None)` when there is no limit); `None`
+    /// when all are taken, and the full path decides between shedding and queueing.
+    fn try_slot(&self) -> Option<Option<tokio::sync::SemaphorePermit<'_>>> {
+        match &self.slots {
+            None => Some(None),
+            Some(slots) => slots.try_acquire().ok().map(Some),
+        }
+    }
+
     async fn run(&self, request: axum::extract::Request, next: axum::middleware::Next) -> Response {
         let deadline = tokio::time::Instant::now() + self.timeout;
         let request = match self.read_body(request, deadline).await {

@@ -91,6 +91,40 @@ impl Backend {
         }
     }
 
+    /// ... or, at the end of a batch whose first statement returns rows, to answer those.
+    pub(super) fn batch_end_returning_first(self) -> &'static str {
+        match self {
+            Backend::Postgres => " SELECT * FROM upsert_0",
+            Backend::Sqlite => "",
+        }
+    }
+
+    /// The clock, as `created_at` stores it, and its UTC day, read by a play's first
+    /// statement: the play is stamped with this reading ([`Backend::push_stamp`]), so the
+    /// day of its rollup rows is known before its insert, which carries them.
+    pub(super) fn clock(self) -> String {
+        match self {
+            // now() is the transaction's start, the same at every reading: the insert
+            // reads it again, so no stamp is carried.
+            Backend::Postgres => format!("'' AS stamp, {} AS day", self.day_of("now()")),
+            // CURRENT_TIMESTAMP is read afresh by each statement (the same within one).
+            Backend::Sqlite => format!(
+                "CURRENT_TIMESTAMP AS stamp, {} AS day",
+                self.day_of("CURRENT_TIMESTAMP")
+            ),
+        }
+    }
+
+    /// The `created_at` of a play whose transaction read the clock as `stamp` (None: it
+    /// did not; the insert will fail anyway, on the missing level).
+    pub(super) fn push_stamp(self, query: &mut QueryBuilder<Any>, stamp: Option<String>) {
+        match (self, stamp) {
+            (Backend::Postgres, _) => query.push("now()"),
+            (Backend::Sqlite, Some(stamp)) => query.push_bind(stamp),
+            (Backend::Sqlite, None) => query.push("CURRENT_TIMESTAMP"),
+        };
+    }
+
     /// `created_at` as RFC 3339 text: the `Any` driver decodes neither backend's time type.
     pub(super) fn created_at_text(self) -> &'static str {
         match self {

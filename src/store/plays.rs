@@ -5,13 +5,14 @@
 //! first statement is a no-op UPDATE of the level row: PostgreSQL then holds that row's
 //! lock (which the play's foreign key does not conflict with), SQLite its write lock.
 //! A second play by the same client waits there and then sees the first one. The same
-//! transaction adds the play (and the rating's move) to the statistics rollups.
+//! transaction adds the play (and the rating's move) to the statistics rollups, in the
+//! statement that inserts the play: keeping them costs no round trip of its own.
 
 use levelforge_games::Status;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 
-use super::rollups::{Group, PlayFacts, Rollups, random_shard};
+use super::rollups::{Batch, Group, PlayFacts, Rollups, random_shard};
 use super::sql::{Backend, SqlStore};
 use super::{Idempotency, IdempotentPlay, LevelKey, NewPlay, StoreError, seed_to_column};
 use crate::rating::{RatedPlay, Rating, rate_play};
@@ -56,41 +57,34 @@ struct LockedLevel {
     par: i64,
     rated_plays: i64,
     rating: Rating,
+    /// The clock read with the lock (`Backend::clock`): the play's stamp and UTC day.
+    stamp: String,
+    day: String,
 }
 
 impl SqlStore {
     pub(super) async fn record_play(&self, play: &NewPlay<'_>) -> Result<StoredPlay, StoreError> {
         let mut tx = self.pool().begin().await?;
         // None: not stored, and the insert's foreign key reports it.
-        let level = lock_level(&mut tx, &play.key).await?;
+        let level = lock_level(&mut tx, &play.key, self.backend()).await?;
         let ratings = match (play.client, &level) {
             (Some(client), Some(level)) => rate_first_play(&mut tx, play, client, level).await?,
             _ => None,
         };
-        let (id, day) = insert(&mut tx, play, ratings.as_ref(), self.backend()).await?;
-        if let Some(level) = level.filter(|_| self.keeps_rollups()) {
-            let group = Group {
-                game: play.key.game.into(),
-                difficulty: play.key.difficulty.as_str().into(),
-                version: level.version,
-            };
-            let mut rollups = Rollups::default();
-            rollups.add_play(&PlayFacts {
-                group: group.clone(),
-                par: level.par,
-                won: play.status == Status::Won,
-                moves_used: play.moves_used.into(),
-                time_ms: play.time_ms.map(|t| t as i64),
-                day,
-            });
-            if let Some(ratings) = &ratings {
-                let before = (level.rated_plays > 0).then_some(level.rating.rating);
-                rollups.move_rating(&group, level.par, before, ratings.after.level.rating);
-            }
-            rollups
-                .upsert(&mut tx, self.backend(), random_shard())
-                .await?;
-        }
+        let rollups = level
+            .as_ref()
+            .filter(|_| self.keeps_rollups())
+            .map(|level| play_rollups(play, level, ratings.as_ref()));
+        let stamp = level.map(|level| level.stamp);
+        let id = insert(
+            &mut tx,
+            play,
+            ratings.as_ref(),
+            stamp,
+            rollups,
+            self.backend(),
+        )
+        .await?;
         let stored = StoredPlay { id, ratings };
         if let Some(idempotency) = &play.idempotency {
             remember_answer(&mut tx, idempotency, &stored).await?;
@@ -143,15 +137,40 @@ async fn remember_answer(
     }
 }
 
+/// What the play (and the rating's move) adds to the rollups.
+fn play_rollups(play: &NewPlay<'_>, level: &LockedLevel, ratings: Option<&PlayRatings>) -> Rollups {
+    let group = Group {
+        game: play.key.game.into(),
+        difficulty: play.key.difficulty.as_str().into(),
+        version: level.version,
+    };
+    let mut rollups = Rollups::default();
+    rollups.add_play(&PlayFacts {
+        group: group.clone(),
+        par: level.par,
+        won: play.status == Status::Won,
+        moves_used: play.moves_used.into(),
+        time_ms: play.time_ms.map(|t| t as i64),
+        day: level.day.clone(),
+    });
+    if let Some(ratings) = ratings {
+        let before = (level.rated_plays > 0).then_some(level.rating.rating);
+        rollups.move_rating(&group, level.par, before, ratings.after.level.rating);
+    }
+    rollups
+}
+
 async fn lock_level(
     tx: &mut Transaction<'static, Any>,
     key: &LevelKey,
+    backend: Backend,
 ) -> Result<Option<LockedLevel>, StoreError> {
     let row = bind_key(
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE levels SET rated_plays = rated_plays \
              WHERE game = $1 AND difficulty = $2 AND seed = $3 \
-             RETURNING version, par, rated_plays, {RATING_COLUMNS}"
+             RETURNING version, par, rated_plays, {RATING_COLUMNS}, {}",
+            backend.clock()
         ))),
         key,
     )
@@ -165,6 +184,8 @@ async fn lock_level(
         par: row.try_get("par")?,
         rated_plays: row.try_get("rated_plays")?,
         rating: rating_of(&row)?,
+        stamp: row.try_get("stamp")?,
+        day: row.try_get("day")?,
     }))
 }
 
@@ -241,35 +262,50 @@ async fn save_ratings(
     Ok(())
 }
 
-/// Inserts the play; returns its id and the UTC day the database stamped on it.
+/// Inserts the play stamped at `stamp`, and in the same query (one round trip) adds
+/// `rollups` to the rollup tables in a random shard; returns the play's id.
 async fn insert(
     tx: &mut Transaction<'static, Any>,
     play: &NewPlay<'_>,
     ratings: Option<&PlayRatings>,
+    stamp: Option<String>,
+    rollups: Option<Rollups>,
     backend: Backend,
-) -> Result<(i64, String), StoreError> {
+) -> Result<i64, StoreError> {
     let (rated, level_rating) = Backend::nullable_float(ratings.map(|r| r.after.level.rating));
-    let row = bind_key(
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "INSERT INTO plays (game, difficulty, seed, solved_claimed, status, moves, moves_used, \
-             time_ms, client, rated, level_rating) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $10 THEN $11 END) \
-             RETURNING id, {} AS day",
-            backend.day_of("created_at")
-        ))),
-        &play.key,
-    )
-    .bind(play.solved_claimed)
-    .bind(status_text(play.status))
-    .bind(play.moves)
-    .bind(play.moves_used as i32)
-    .bind(play.time_ms.map(|t| t as i64))
-    .bind(play.client)
-    .bind(rated)
-    .bind(level_rating)
-    .fetch_one(&mut **tx)
-    .await?;
-    Ok((row.try_get("id")?, row.try_get("day")?))
+    let key = &play.key;
+    let mut batch = Batch::new(backend, true);
+    let q = batch.start(
+        "INSERT INTO plays (game, difficulty, seed, solved_claimed, status, moves, moves_used, \
+         time_ms, client, rated, level_rating, created_at) VALUES (",
+    );
+    let mut values = q.separated(", ");
+    values
+        .push_bind(key.game)
+        .push_bind(key.difficulty.as_str())
+        .push_bind(seed_to_column(key.seed))
+        .push_bind(play.solved_claimed)
+        .push_bind(status_text(play.status))
+        .push_bind(play.moves.to_string())
+        .push_bind(play.moves_used as i32)
+        .push_bind(play.time_ms.map(|t| t as i64))
+        .push_bind(play.client.map(str::to_string))
+        .push_bind(rated)
+        .push("CASE WHEN ")
+        .push_bind_unseparated(rated)
+        .push_unseparated(" THEN ")
+        .push_bind_unseparated(level_rating)
+        .push_unseparated(" END");
+    q.push(", ");
+    backend.push_stamp(q, stamp);
+    q.push(") RETURNING id");
+    batch.end(tx).await?;
+    if let Some(rollups) = rollups {
+        rollups.upsert_in(&mut batch, tx, random_shard()).await?;
+    }
+    let rows = batch.fetch_first_rows(tx).await?;
+    let row = rows.first().ok_or(sqlx::Error::RowNotFound)?;
+    Ok(row.try_get("id")?)
 }
 
 type AnyQuery<'q> = sqlx::query::Query<'q, Any, sqlx::any::AnyArguments>;

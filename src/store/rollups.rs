@@ -45,6 +45,8 @@ pub struct Group {
     pub version: i64,
 }
 
+/// A group's level figures; only storing a level changes them. Its play and rating
+/// figures are the sums of its [`ParRow`]s, so a play does not touch this row.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GroupRow {
     pub levels: i64,
@@ -54,11 +56,6 @@ pub struct GroupRow {
     pub states_max: i64,
     pub solutions_unique: i64,
     pub solutions_max: i64,
-    pub rated_levels: i64,
-    pub rating_micros: i64,
-    pub plays: i64,
-    pub won: i64,
-    pub moves_over_par: i64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -68,7 +65,26 @@ pub struct ParRow {
     pub rating_micros: i64,
     pub plays: i64,
     pub won: i64,
+    pub moves_over_par: i64,
 }
+
+/// The columns of `stats_groups` and `stats_pars` that hold sums (the rest are keys and
+/// maxima), as `Rollups::upsert` adds them and `Rollups::load` reads them.
+const GROUP_SUMS: [&str; 5] = [
+    "levels",
+    "candidates",
+    "par_sum",
+    "states_sum",
+    "solutions_unique",
+];
+const PAR_SUMS: [&str; 6] = [
+    "levels",
+    "rated_levels",
+    "rating_micros",
+    "plays",
+    "won",
+    "moves_over_par",
+];
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MetricRow {
@@ -183,13 +199,10 @@ impl Rollups {
         } else {
             0
         };
-        let g = self.groups.entry(play.group.clone()).or_default();
-        g.plays += 1;
-        g.won += won;
-        g.moves_over_par += over_par;
         let p = self.par(&play.group, play.par);
         p.plays += 1;
         p.won += won;
+        p.moves_over_par += over_par;
         let d = self
             .days
             .entry((play.day.clone(), play.group.clone()))
@@ -210,9 +223,6 @@ impl Rollups {
             None => (1, rating_micros(after)),
             Some(before) => (0, rating_micros(after) - rating_micros(before)),
         };
-        let g = self.groups.entry(group.clone()).or_default();
-        g.rated_levels += levels;
-        g.rating_micros += micros;
         let p = self.par(group, par);
         p.rated_levels += levels;
         p.rating_micros += micros;
@@ -244,9 +254,14 @@ impl Rollups {
         backend: Backend,
         shard: i64,
     ) -> Result<(), StoreError> {
-        // Rows per statement, well below either backend's bound-parameter limit.
-        const CHUNK: usize = 500;
-        let single = [
+        let mut batch = Batch::new(backend, self.fits_one_query());
+        self.upsert_in(&mut batch, conn, shard).await?;
+        batch.finish(conn).await
+    }
+
+    /// Whether every table's rows fit one statement, so the upserts can go as one query.
+    pub(super) fn fits_one_query(&self) -> bool {
+        [
             self.groups.len(),
             self.pars.len(),
             self.metrics.len(),
@@ -254,13 +269,18 @@ impl Rollups {
             self.sketches.len(),
         ]
         .iter()
-        .all(|&rows| rows <= CHUNK);
-        let mut batch = Batch {
-            backend,
-            combine: single,
-            query: QueryBuilder::new(""),
-            parts: 0,
-        };
+        .all(|&rows| rows <= CHUNK)
+    }
+
+    /// Adds the upserts of these figures, all in `shard`, to `batch` (a batch that does
+    /// not combine runs each on `conn` at once).
+    pub(super) async fn upsert_in(
+        &self,
+        batch: &mut Batch,
+        conn: &mut AnyConnection,
+        shard: i64,
+    ) -> Result<(), StoreError> {
+        let backend = batch.backend;
         let max = |column: &str, table: &str| {
             backend.greatest(&format!("{table}.{column}"), &format!("excluded.{column}"))
         };
@@ -268,8 +288,7 @@ impl Rollups {
         for rows in groups.chunks(CHUNK) {
             let q = batch.start(
                 "INSERT INTO stats_groups (game, difficulty, version, shard, levels, candidates, \
-                 par_sum, states_sum, states_max, solutions_unique, solutions_max, rated_levels, \
-                 rating_micros, plays, won, moves_over_par) ",
+                 par_sum, states_sum, states_max, solutions_unique, solutions_max) ",
             );
             q.push_values(rows, |mut v, (group, r)| {
                 push_group(&mut v, group);
@@ -280,31 +299,12 @@ impl Rollups {
                     .push_bind(r.states_sum)
                     .push_bind(r.states_max)
                     .push_bind(r.solutions_unique)
-                    .push_bind(r.solutions_max)
-                    .push_bind(r.rated_levels)
-                    .push_bind(r.rating_micros)
-                    .push_bind(r.plays)
-                    .push_bind(r.won)
-                    .push_bind(r.moves_over_par);
+                    .push_bind(r.solutions_max);
             });
             q.push(format!(
                 " ON CONFLICT (game, difficulty, version, shard) DO UPDATE SET {}, \
                  states_max = {}, solutions_max = {}",
-                added(
-                    "stats_groups",
-                    &[
-                        "levels",
-                        "candidates",
-                        "par_sum",
-                        "states_sum",
-                        "solutions_unique",
-                        "rated_levels",
-                        "rating_micros",
-                        "plays",
-                        "won",
-                        "moves_over_par",
-                    ]
-                ),
+                added("stats_groups", &GROUP_SUMS),
                 max("states_max", "stats_groups"),
                 max("solutions_max", "stats_groups"),
             ));
@@ -314,7 +314,7 @@ impl Rollups {
         for rows in pars.chunks(CHUNK) {
             let q = batch.start(
                 "INSERT INTO stats_pars (game, difficulty, version, par, shard, levels, \
-                 rated_levels, rating_micros, plays, won) ",
+                 rated_levels, rating_micros, plays, won, moves_over_par) ",
             );
             q.push_values(rows, |mut v, ((group, par), r)| {
                 push_group(&mut v, group);
@@ -324,14 +324,12 @@ impl Rollups {
                     .push_bind(r.rated_levels)
                     .push_bind(r.rating_micros)
                     .push_bind(r.plays)
-                    .push_bind(r.won);
+                    .push_bind(r.won)
+                    .push_bind(r.moves_over_par);
             });
             q.push(format!(
                 " ON CONFLICT (game, difficulty, version, par, shard) DO UPDATE SET {}",
-                added(
-                    "stats_pars",
-                    &["levels", "rated_levels", "rating_micros", "plays", "won"]
-                )
+                added("stats_pars", &PAR_SUMS)
             ));
             batch.end(&mut *conn).await?;
         }
@@ -390,7 +388,7 @@ impl Rollups {
             ));
             batch.end(&mut *conn).await?;
         }
-        batch.finish(conn).await
+        Ok(())
     }
 
     /// What the tables hold, shards added up.
@@ -401,20 +399,7 @@ impl Rollups {
             "SELECT game, difficulty, version, {}, MAX(states_max) AS states_max, \
              MAX(solutions_max) AS solutions_max FROM stats_groups \
              GROUP BY game, difficulty, version",
-            [
-                "levels",
-                "candidates",
-                "par_sum",
-                "states_sum",
-                "solutions_unique",
-                "rated_levels",
-                "rating_micros",
-                "plays",
-                "won",
-                "moves_over_par",
-            ]
-            .map(sum)
-            .join(", ")
+            GROUP_SUMS.map(sum).join(", ")
         )))
         .fetch_all(&mut *conn)
         .await?;
@@ -429,20 +414,13 @@ impl Rollups {
                     states_max: row.try_get("states_max")?,
                     solutions_unique: row.try_get("solutions_unique")?,
                     solutions_max: row.try_get("solutions_max")?,
-                    rated_levels: row.try_get("rated_levels")?,
-                    rating_micros: row.try_get("rating_micros")?,
-                    plays: row.try_get("plays")?,
-                    won: row.try_get("won")?,
-                    moves_over_par: row.try_get("moves_over_par")?,
                 },
             );
         }
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT game, difficulty, version, par, {} FROM stats_pars \
              GROUP BY game, difficulty, version, par",
-            ["levels", "rated_levels", "rating_micros", "plays", "won"]
-                .map(sum)
-                .join(", ")
+            PAR_SUMS.map(sum).join(", ")
         )))
         .fetch_all(&mut *conn)
         .await?;
@@ -455,6 +433,7 @@ impl Rollups {
                     rating_micros: row.try_get("rating_micros")?,
                     plays: row.try_get("plays")?,
                     won: row.try_get("won")?,
+                    moves_over_par: row.try_get("moves_over_par")?,
                 },
             );
         }
@@ -623,9 +602,13 @@ impl Rollups {
     }
 }
 
-/// The upserts of [`Rollups::upsert`]: a stored level's or play's few go as one query
-/// (one round trip, see `Backend::batch_before`); a rebuild's many chunk by chunk.
-struct Batch {
+/// Rows per upsert statement, well below either backend's bound-parameter limit.
+const CHUNK: usize = 500;
+
+/// The statements of [`Rollups::upsert`]: a stored level's or play's few go as one query
+/// (one round trip, see `Backend::batch_before`), a play's after the play's own insert;
+/// a rebuild's many chunk by chunk.
+pub(super) struct Batch {
     backend: Backend,
     combine: bool,
     query: QueryBuilder<Any>,
@@ -633,7 +616,17 @@ struct Batch {
 }
 
 impl Batch {
-    fn start(&mut self, insert: &str) -> &mut QueryBuilder<Any> {
+    pub(super) fn new(backend: Backend, combine: bool) -> Batch {
+        Batch {
+            backend,
+            combine,
+            query: QueryBuilder::new(""),
+            parts: 0,
+        }
+    }
+
+    /// Begins the next statement with `insert`; the caller adds the rest, then [`Batch::end`].
+    pub(super) fn start(&mut self, insert: &str) -> &mut QueryBuilder<Any> {
         if self.combine {
             self.query.push(self.backend.batch_before(self.parts));
         }
@@ -641,7 +634,7 @@ impl Batch {
         &mut self.query
     }
 
-    async fn end(&mut self, conn: &mut AnyConnection) -> Result<(), StoreError> {
+    pub(super) async fn end(&mut self, conn: &mut AnyConnection) -> Result<(), StoreError> {
         if self.combine {
             self.query.push(self.backend.batch_after());
             self.parts += 1;
@@ -658,6 +651,16 @@ impl Batch {
             self.backend.query(&mut self.query).execute(conn).await?;
         }
         Ok(())
+    }
+
+    /// Runs a combined batch; the answer is the rows its first statement returns.
+    pub(super) async fn fetch_first_rows(
+        mut self,
+        conn: &mut AnyConnection,
+    ) -> Result<Vec<AnyRow>, StoreError> {
+        self.query.push(self.backend.batch_end_returning_first());
+        // All rows, not one: SQLite runs a batch's later statements only while it is read.
+        Ok(self.backend.query(&mut self.query).fetch_all(conn).await?)
     }
 }
 

@@ -84,6 +84,12 @@ pub struct ParBucket {
     pub plays: i64,
     pub won: i64,
     pub solve_rate: Option<f64>,
+    /// Summed over pars into the group's rating mean; not shown per par.
+    #[serde(skip)]
+    pub rating_micros: i64,
+    /// Summed over pars into the group's `moves_over_par_mean`; not shown per par.
+    #[serde(skip)]
+    pub moves_over_par: i64,
 }
 
 /// Player-calibrated difficulty over the group's rated levels; `min` and `max` are
@@ -271,11 +277,6 @@ impl SqlStore {
                     "par_sum",
                     "states_sum",
                     "solutions_unique",
-                    "rated_levels",
-                    "rating_micros",
-                    "plays",
-                    "won",
-                    "moves_over_par",
                 ])
             ),
             filter,
@@ -295,7 +296,14 @@ impl SqlStore {
         let mut q = self.scoped(
             &format!(
                 "SELECT game, difficulty, par, {} FROM stats_pars",
-                sums(&["levels", "rated_levels", "rating_micros", "plays", "won"])
+                sums(&[
+                    "levels",
+                    "rated_levels",
+                    "rating_micros",
+                    "plays",
+                    "won",
+                    "moves_over_par"
+                ])
             ),
             filter,
             None,
@@ -308,6 +316,7 @@ impl SqlStore {
                 row.try_get("won")?,
             );
             let rated: i64 = row.try_get("rated_levels")?;
+            let rating_micros = row.try_get("rating_micros")?;
             read.pars
                 .entry(group_name(&row)?)
                 .or_default()
@@ -315,10 +324,12 @@ impl SqlStore {
                     par: row.try_get("par")?,
                     levels,
                     rated_levels: rated,
-                    rating_mean: rating_mean(row.try_get("rating_micros")?, rated),
+                    rating_mean: rating_mean(rating_micros, rated),
                     plays,
                     won,
                     solve_rate: ratio(won, plays),
+                    rating_micros,
+                    moves_over_par: row.try_get("moves_over_par")?,
                 });
         }
         let mut q = self.scoped(
@@ -420,8 +431,16 @@ fn group_stats(
     let levels: i64 = row.try_get("levels")?;
     let candidates: i64 = row.try_get("candidates")?;
     let unique: i64 = row.try_get("solutions_unique")?;
-    let rated: i64 = row.try_get("rated_levels")?;
     let histogram = read.pars.remove(&name).unwrap_or_default();
+    // Play and rating figures are kept per par only (a play touches no group row).
+    let total = |figure: fn(&ParBucket) -> i64| histogram.iter().map(figure).sum::<i64>();
+    let rated = total(|b| b.rated_levels);
+    let rating_micros = total(|b| b.rating_micros);
+    let all_plays = (
+        total(|b| b.plays),
+        total(|b| b.won),
+        total(|b| b.moves_over_par),
+    );
     let sketch = |measure: &str| read.sketches.get(&(name.clone(), measure.to_string()));
     let ratings = sketch("rating");
     let rating_at = |bucket: Option<&(i64, i64)>| bucket.map(|&(b, _)| tenths(b as f64 / 10.0));
@@ -463,12 +482,8 @@ fn group_stats(
         let times: Buckets = window_times.into_iter().collect();
         play_stats(count, won, over_par, sketch_percentiles(Some(&times)))
     } else {
-        play_stats(
-            row.try_get("plays")?,
-            row.try_get("won")?,
-            row.try_get("moves_over_par")?,
-            sketch_percentiles(sketch("time_ms")),
-        )
+        let (count, won, over_par) = all_plays;
+        play_stats(count, won, over_par, sketch_percentiles(sketch("time_ms")))
     };
     Ok(GroupStats {
         levels,
@@ -493,7 +508,7 @@ fn group_stats(
         metrics,
         ratings: RatingStats {
             rated_levels: rated,
-            mean: rating_mean(row.try_get("rating_micros")?, rated),
+            mean: rating_mean(rating_micros, rated),
             min: rating_at(ratings.and_then(|b| b.first())),
             max: rating_at(ratings.and_then(|b| b.last())),
         },

@@ -373,3 +373,44 @@ async fn bench_baseline_route_mirrors_a_level_when_on() {
     assert!(too_big.is_problem());
     app.stop().await;
 }
+
+/// Warm levels are answered before the router (src/api/warm.rs); a request the warm path
+/// leaves to the router, here for a percent-encoded game name, gets the same level. The
+/// two answers must match header for header and byte for byte, in every coding and as
+/// 304.
+#[tokio::test]
+async fn warm_answers_match_the_routers_header_for_header() {
+    let app = TestApp::spawn().await;
+    let warm = "/levels/medium/7?game=hashi";
+    let routed = "/levels/medium/7?game=h%61shi";
+    assert_eq!(app.get(warm).await.status, 200, "generated, then in memory");
+    let fetch = |path: &str, coding: &str, etag: Option<&str>| {
+        let mut request = client()
+            .get(app.url(path))
+            .header("Accept-Encoding", coding);
+        if let Some(etag) = etag {
+            request = request.header("If-None-Match", etag);
+        }
+        async move {
+            let answer = request.send().await.unwrap();
+            let status = answer.status();
+            let mut headers = answer.headers().clone();
+            headers.remove("date");
+            (status, headers, answer.bytes().await.unwrap())
+        }
+    };
+    for coding in ["identity", "gzip", "br", "zstd"] {
+        let first = fetch(warm, coding, None).await;
+        assert_eq!(first.0, StatusCode::OK);
+        assert_eq!(first, fetch(routed, coding, None).await, "{coding}");
+        let etag = first.1["etag"].to_str().unwrap().to_string();
+        let revalidated = fetch(warm, coding, Some(&etag)).await;
+        assert_eq!(revalidated.0, StatusCode::NOT_MODIFIED, "{coding}");
+        assert_eq!(
+            revalidated,
+            fetch(routed, coding, Some(&etag)).await,
+            "{coding}"
+        );
+    }
+    app.stop().await;
+}

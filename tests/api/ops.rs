@@ -248,13 +248,19 @@ async fn a_full_server_sheds_with_503_problems() {
     .await;
     let expensive: Value =
         serde_json::from_str(include_str!("reliability/fruit_expensive.json")).unwrap();
+    let warm_level = "/levels/easy/1?game=fruit";
+    assert_eq!(server.get(warm_level).await.status, 200);
     let verify = tokio::spawn(client().post(server.url("/verify")).json(&expensive).send());
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let shed = client().get(server.url("/healthz")).send().await.unwrap();
-    assert_eq!(shed.status(), StatusCode::SERVICE_UNAVAILABLE);
-    assert!(shed.headers().contains_key("retry-after"));
-    assert_eq!(shed.headers()["content-type"], "application/problem+json");
+    // A warm level, answered before the router when a slot is free, is shed too.
+    for path in ["/healthz", warm_level] {
+        let shed = client().get(server.url(path)).send().await.unwrap();
+        assert_eq!(shed.status(), StatusCode::SERVICE_UNAVAILABLE, "{path}");
+        assert!(shed.headers().contains_key("retry-after"));
+        assert_eq!(shed.headers()["content-type"], "application/problem+json");
+    }
     assert_eq!(verify.await.unwrap().unwrap().status(), 200);
+    assert_eq!(server.get(warm_level).await.status, 200, "slot freed");
     assert_eq!(server.get("/healthz").await.status, 200, "slot freed");
     let text = server.metrics().await;
     assert!(

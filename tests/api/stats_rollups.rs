@@ -1,8 +1,8 @@
 //! The statistics rollups against a recomputation from the raw rows: random levels and
 //! plays stored through the API (on PostgreSQL by two servers at once), then the rollups
 //! must equal a from-scratch recomputation exactly, `/stats` must agree with the raw rows
-//! (exact counts and sums, percentiles within 1 %), and migration 0006's backfill must
-//! build the same rollups as the service does.
+//! (exact counts and sums, percentiles within 1 %), and the backfill of migrations
+//! 0006 and 0007 must build the same rollups as the service does.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -223,31 +223,57 @@ async fn stats_agree_with_raw_rows(server: &TestApp, url: &str) {
     pool.close().await;
 }
 
-/// Empties the rollups and refills them with migration 0005's SQL.
+/// Empties the rollups and refills them as a database upgraded from before them is:
+/// migration 0006's backfill on the tables of 0005, then 0007's change of them.
 async fn backfill(url: &str) {
-    let sql = if url.starts_with("sqlite:") {
-        include_str!("../../migrations/sqlite/0006_stats_backfill.sql")
+    let (backfill, plays_per_par) = if url.starts_with("sqlite:") {
+        (
+            include_str!("../../migrations/sqlite/0006_stats_backfill.sql"),
+            include_str!("../../migrations/sqlite/0007_stats_plays_per_par.sql"),
+        )
     } else {
-        include_str!("../../migrations/postgres/0006_stats_backfill.sql")
+        (
+            include_str!("../../migrations/postgres/0006_stats_backfill.sql"),
+            include_str!("../../migrations/postgres/0007_stats_plays_per_par.sql"),
+        )
     };
     let pool = sqlx::AnyPool::connect(url).await.unwrap();
     let mut tx = pool.begin().await.unwrap();
-    for table in [
+    let mut statements: Vec<String> = [
         "stats_groups",
         "stats_pars",
         "stats_metrics",
         "stats_days",
         "stats_sketches",
+    ]
+    .iter()
+    .map(|table| format!("DELETE FROM {table}"))
+    .collect();
+    // Back to the columns of 0005, which 0007 changes.
+    for column in [
+        "rated_levels",
+        "rating_micros",
+        "plays",
+        "won",
+        "moves_over_par",
     ] {
-        sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {table}")))
+        statements.push(format!(
+            "ALTER TABLE stats_groups ADD COLUMN {column} BIGINT NOT NULL DEFAULT 0"
+        ));
+    }
+    statements.push("ALTER TABLE stats_pars DROP COLUMN moves_over_par".into());
+    for sql in statements {
+        sqlx::query(sqlx::AssertSqlSafe(sql))
             .execute(&mut *tx)
             .await
             .unwrap();
     }
-    sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-        .execute(&mut *tx)
-        .await
-        .unwrap();
+    for sql in [backfill, plays_per_par] {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+    }
     tx.commit().await.unwrap();
     pool.close().await;
 }

@@ -205,10 +205,27 @@ impl Puzzle for Fruit {
     }
 }
 
-/// The complete reachable graph of a compiled board.
+/// The complete reachable graph of a compiled board. The state width (colours plus one)
+/// becomes a constant here, so each width gets a solver with its loops unrolled.
 pub(crate) fn explore(
     board: &Board,
     start: &[u64],
+    limits: &Limits,
+) -> Result<tilt::Graph, Exhausted> {
+    macro_rules! by_width {
+        ($($w:literal)*) => {
+            match start.len() {
+                $($w => explore_fixed::<$w>(board, start.try_into().expect("width matched"), limits),)*
+                n => unreachable!("a state has one word per colour (at most 8) plus one, not {n}"),
+            }
+        };
+    }
+    by_width!(1 2 3 4 5 6 7 8 9)
+}
+
+fn explore_fixed<const W: usize>(
+    board: &Board,
+    start: &[u64; W],
     limits: &Limits,
 ) -> Result<tilt::Graph, Exhausted> {
     tilt::explore(

@@ -39,11 +39,16 @@ impl Loss {
     }
 }
 
-/// An anteater: where it sits, and the cells its tongue scans, nearest first, up to the
-/// first static obstacle.
-#[derive(Clone, Debug)]
+/// An anteater's tongue: the cells it scans, up to the first static obstacle, as a mask.
+#[derive(Clone, Copy, Debug)]
 struct Tongue {
-    ray: Vec<u8>,
+    ray: u64,
+    /// The cell right in front of the anteater (0 when the tongue has no room).
+    front: u64,
+    /// Whether the ray runs toward higher bits (facing R or D): its nearest cell is then
+    /// the lowest set bit, otherwise the highest.
+    toward_high_bits: bool,
+    front_is_mud: bool,
 }
 
 /// The static part of a level, compiled for fast tilts.
@@ -57,14 +62,11 @@ pub struct Board {
     mud: u64,
     /// Cells whose neighbour in direction d is a hedgehog.
     facing_hedgehog: [u64; 4],
-    /// Per direction and cell: the cells a lone movable would pass over sliding from there
-    /// (walls, beasts, the grid's edge and one-ways stop it; mud does not).
-    ray: [[u64; 64]; 4],
+    /// Per direction: the cells a movable may leave one step in d when the next cell is
+    /// empty (walls, beasts, the grid's edge and one-ways keep it; mud does not).
+    can_step: [u64; 4],
     /// Neighbour cell per direction, `NONE` outside the grid.
     next: [[u8; 64]; 4],
-    /// Lines of cells across direction d (columns for L/R, rows for U/D), farthest along d
-    /// first. Movables on one line never meet during a slide, so each line is one batch.
-    lines: [Vec<u64>; 4],
     tongues: Vec<Tongue>,
 }
 
@@ -110,9 +112,8 @@ impl Board {
             solid,
             mud,
             facing_hedgehog: [0; 4],
-            ray: [[0; 64]; 4],
+            can_step: [0; 4],
             next,
-            lines: Dir::ALL.map(|d| farthest_lines_first(w, h, d)),
             tongues: Vec::new(),
         };
         for d in Dir::ALL {
@@ -131,41 +132,48 @@ impl Board {
                 no_exit[one_way.dir.opposite().index()] |= bit(from as usize);
             }
         }
-        board.ray = Dir::ALL.map(|d| board.rays(d, no_exit[d.index()]));
+        board.can_step = Dir::ALL.map(|d| board.steppable(d, no_exit[d.index()]));
         let mut anteaters = level.anteaters.clone();
         anteaters.sort_by_key(|a| (a.y, a.x));
         board.tongues = anteaters.iter().map(|a| board.tongue(a)).collect();
         (board, state)
     }
 
-    fn rays(&self, d: Dir, no_exit: u64) -> [u64; 64] {
+    /// Cells from which a movable can step once in `d`: the next cell is on the grid and
+    /// not solid, and no one-way forbids the crossing.
+    fn steppable(&self, d: Dir, no_exit: u64) -> u64 {
         let next = &self.next[d.index()];
-        std::array::from_fn(|cell| {
-            let (mut ray, mut pos) = (0u64, cell);
-            while no_exit & bit(pos) == 0
-                && next[pos] != NONE
-                && self.solid & bit(next[pos] as usize) == 0
-            {
-                pos = next[pos] as usize;
-                ray |= bit(pos);
-            }
-            ray
-        })
+        (0..64)
+            .filter(|&cell| {
+                no_exit & bit(cell) == 0
+                    && next[cell] != NONE
+                    && self.solid & bit(next[cell] as usize) == 0
+            })
+            .fold(0, |mask, cell| mask | bit(cell))
     }
 
     fn tongue(&self, anteater: &Arrow) -> Tongue {
-        let mut ray = Vec::new();
+        let (mut ray, mut front) = (0u64, 0u64);
         let mut at = self.next[anteater.dir.index()][cell_of(anteater.x, anteater.y)];
         while at != NONE && self.solid & bit(at as usize) == 0 {
-            ray.push(at);
+            if ray == 0 {
+                front = bit(at as usize);
+            }
+            ray |= bit(at as usize);
             at = self.next[anteater.dir.index()][at as usize];
         }
-        Tongue { ray }
+        Tongue {
+            ray,
+            front,
+            toward_high_bits: matches!(anteater.dir, Dir::R | Dir::D),
+            front_is_mud: self.mud & front != 0,
+        }
     }
 
-    /// One tilt of `state` in direction `d`, written to `out` (rules steps 1-5 of games/src/fruit/README.md).
-    pub fn tilt(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Step {
-        match self.tilt_explained(state, d, out) {
+    /// One tilt of `state` in direction `d`, written to `out` (rules steps 1-5 of
+    /// games/src/fruit/README.md), for a solver whose state width is a constant.
+    pub fn tilt<const W: usize>(&self, state: &[u64; W], d: Dir, out: &mut [u64; W]) -> Step {
+        match self.resolve(state, d, out) {
             Ok(true) => Step::Moved,
             Ok(false) => Step::Same,
             Err(_) => Step::Lost,
@@ -176,84 +184,92 @@ impl Board {
     /// nothing in steps 1 and 4 cannot match a pair in step 5 (no reachable board has a
     /// matching pair), so "nothing moved" means "not a move".
     pub fn tilt_explained(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<bool, Loss> {
+        self.resolve(state, d, out)
+    }
+
+    /// The tilt itself, inlined into each caller so that a constant state width unrolls
+    /// its loops over the words.
+    #[inline(always)]
+    fn resolve(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<bool, Loss> {
         let colours = self.letters.len();
-        let occupied = state.iter().fold(0, |acc, w| acc | w);
-        out.fill(0);
-        let mut stopped = 0u64;
-        let mut moved = false;
-        for &line in &self.lines[d.index()] {
-            let mut batch = occupied & line;
-            while batch != 0 {
-                let cell = batch.trailing_zeros() as usize;
-                batch &= batch - 1;
-                let kind = (0..state.len())
-                    .find(|&i| state[i] & bit(cell) != 0)
-                    .expect("occupied");
-                let end = self.slide(cell, d, kind < colours, stopped)?;
-                moved |= end != cell;
-                stopped |= bit(end);
-                out[kind] |= bit(end);
-            }
-        }
+        out.copy_from_slice(state);
+        let moved = self.slide_all(out, d)?;
         let fruit = out[..colours].iter().fold(0, |acc, w| acc | w);
         if fruit & self.facing_hedgehog[d.index()] != 0 {
             return Err(Loss::Eaten);
         }
-        moved |= self.pull_tongues(out)?;
+        let pulled = self.pull_tongues(out)?;
         for word in &mut out[..colours] {
             if has_adjacent_pair(*word) {
                 *word = 0;
             }
         }
-        Ok(moved)
+        Ok(moved | pulled)
     }
 
-    /// Where a movable starting on `cell` stops (step 1), or `Sank` (step 2): its static
-    /// ray cut short before the nearest movable already stopped on it.
-    #[inline]
-    fn slide(&self, cell: usize, d: Dir, is_fruit: bool, stopped: u64) -> Result<usize, Loss> {
-        let ray = self.ray[d.index()][cell];
-        let blockers = ray & stopped;
-        let toward_high_bits = matches!(d, Dir::R | Dir::D);
-        let path = match (blockers, toward_high_bits) {
-            (0, _) => ray,
-            (_, true) => ray & ((blockers & blockers.wrapping_neg()) - 1),
-            (_, false) => ray & !((1u64 << (63 - blockers.leading_zeros())) << 1).wrapping_sub(1),
+    /// Steps 1 and 2 on `words` in place; `Ok(true)` when anything moved. Every movable
+    /// whose next cell is free steps once, all at the same time, until none can: this
+    /// packs each run of movables against what stops it exactly as sliding them one by
+    /// one, farthest first, would, and no movable overtakes another. A fruit that steps
+    /// onto mud at any point sinks (stones cross mud freely).
+    #[inline(always)]
+    fn slide_all(&self, words: &mut [u64], d: Dir) -> Result<bool, Loss> {
+        // A rotation moves every bit one cell along d; `can_step` keeps the bits that
+        // would wrap around the board out of it.
+        let shift = match d {
+            Dir::U => 56,
+            Dir::D => 8,
+            Dir::L => 63,
+            Dir::R => 1,
         };
-        if is_fruit && path & self.mud != 0 {
+        let can_step = self.can_step[d.index()];
+        let stones = words.len() - 1;
+        let mut occupied = words.iter().fold(0, |acc, w| acc | w);
+        let mut fruit_entered = 0u64;
+        let mut moved = false;
+        loop {
+            let movers = occupied & can_step & !occupied.rotate_right(shift);
+            if movers == 0 {
+                break;
+            }
+            moved = true;
+            fruit_entered |= (movers & !words[stones]).rotate_left(shift);
+            for word in words.iter_mut() {
+                let leaving = *word & movers;
+                *word = (*word ^ leaving) | leaving.rotate_left(shift);
+            }
+            occupied = (occupied ^ movers) | movers.rotate_left(shift);
+        }
+        if fruit_entered & self.mud != 0 {
             return Err(Loss::Sank);
         }
-        Ok(match (path, toward_high_bits) {
-            (0, _) => cell,
-            (_, true) => 63 - path.leading_zeros() as usize,
-            (_, false) => path.trailing_zeros() as usize,
-        })
+        Ok(moved)
     }
 
     /// Step 4: each anteater in reading order pulls the first fruit its tongue sees;
     /// `Ok(true)` when one did.
+    #[inline(always)]
     fn pull_tongues(&self, out: &mut [u64]) -> Result<bool, Loss> {
         let mut pulled = false;
         let colours = self.letters.len();
         for tongue in &self.tongues {
-            let Some(&front) = tongue.ray.first() else {
+            let seen = tongue.ray & out.iter().fold(0, |acc, w| acc | w);
+            if seen == 0 {
                 continue;
+            }
+            let first = if tongue.toward_high_bits {
+                seen & seen.wrapping_neg()
+            } else {
+                1u64 << (63 - seen.leading_zeros())
             };
-            let stones = out[colours];
-            for &cell in &tongue.ray {
-                let b = bit(cell as usize);
-                if stones & b != 0 {
-                    break;
-                }
-                if let Some(kind) = out[..colours].iter().position(|w| w & b != 0) {
-                    if cell != front {
-                        pulled = true;
-                        out[kind] = (out[kind] & !b) | bit(front as usize);
-                        if self.mud & bit(front as usize) != 0 {
-                            return Err(Loss::PulledIntoMud);
-                        }
-                    }
-                    break;
+            if first == tongue.front || out[colours] & first != 0 {
+                continue;
+            }
+            if let Some(word) = out[..colours].iter_mut().find(|w| **w & first != 0) {
+                pulled = true;
+                *word = (*word & !first) | tongue.front;
+                if tongue.front_is_mud {
+                    return Err(Loss::PulledIntoMud);
                 }
             }
         }
@@ -279,6 +295,7 @@ impl Board {
 }
 
 /// Whether a colour's two fruits stand orthogonally next to each other.
+#[inline]
 pub fn has_adjacent_pair(word: u64) -> bool {
     word & (word << 1) & NOT_COL0 != 0 || word & (word << 8) != 0
 }
@@ -297,17 +314,6 @@ fn neighbour_table(w: usize, h: usize) -> [[u8; 64]; 4] {
         }
     }
     next
-}
-
-fn farthest_lines_first(w: usize, h: usize, d: Dir) -> Vec<u64> {
-    let column = |x: usize| (0..h).fold(0, |m, y| m | bit(cell_of(x, y)));
-    let row = |y: usize| (0..w).fold(0, |m, x| m | bit(cell_of(x, y)));
-    match d {
-        Dir::R => (0..w).rev().map(column).collect(),
-        Dir::L => (0..w).map(column).collect(),
-        Dir::D => (0..h).rev().map(row).collect(),
-        Dir::U => (0..h).map(row).collect(),
-    }
 }
 
 /// Checks every rule of the fruit level format.
@@ -492,7 +498,8 @@ mod tests {
     fn pair_that_meets_is_removed_and_the_level_won() {
         let lv = level(&["######", "#a..a#", "######"], &[], &[]);
         let (board, state) = Board::compile(&lv);
-        let mut out = vec![0; 2];
+        let state: [u64; 2] = state.try_into().unwrap();
+        let mut out = [0; 2];
         // Tilting right: the right fruit stays, the left slides next to it; both vanish.
         assert_eq!(board.tilt(&state, R, &mut out), Step::Moved);
         assert!(board.is_win(&out));
@@ -502,7 +509,8 @@ mod tests {
     fn a_tilt_that_changes_nothing_is_not_a_move() {
         let lv = level(&["#####", "#a.b#", "#b.a#", "#####"], &[], &[]);
         let (board, state) = Board::compile(&lv);
-        let mut out = vec![0; state.len()];
+        let state: [u64; 3] = state.try_into().unwrap();
+        let mut out = [0; 3];
         // Row 1 is against the wall and row 2 against row 1.
         assert_eq!(board.tilt(&state, U, &mut out), Step::Same);
     }

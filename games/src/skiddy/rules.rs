@@ -151,7 +151,9 @@ impl State {
     pub fn shift(&mut self, from: usize, to: usize) {
         let both = bit(from) | bit(to);
         for plane in &mut self.0 {
-            *plane ^= both & ((*plane >> from) & 1).wrapping_neg();
+            if *plane & bit(from) != 0 {
+                *plane ^= both;
+            }
         }
     }
 
@@ -393,7 +395,7 @@ impl Board {
         let mut out = state;
         let mut occupied = state.occupied();
         let mut crates = state.mask(CRATE);
-        let mut movers = occupied & !crates;
+        let mut movers = occupied & !crates & !self.settled::<D>(occupied & !crates);
         while movers != 0 {
             let cell = farthest_along::<D>(movers);
             movers &= !bit(cell);
@@ -432,6 +434,22 @@ impl Board {
             }
         }
         Some(out)
+    }
+
+    /// Movers that cannot move at all: those against a wall with no goal ahead, and
+    /// every mover lined up behind one of them (only crates are ever pushed). Skipping
+    /// them spares the slide most of its pieces, as most rest against something.
+    #[inline]
+    fn settled<const D: usize>(&self, movers: u32) -> u32 {
+        let open = movers & !self.wall_ahead[D];
+        let mut settled = movers & self.wall_ahead[D] & !self.any_exit[D];
+        loop {
+            let grown = settled | (open & facing::<D>(settled));
+            if grown == settled {
+                return settled;
+            }
+            settled = grown;
+        }
     }
 
     /// The tick rules, fast: exits happen only on the line next to the border, which is

@@ -36,6 +36,8 @@ struct Index {
     first: usize,
     bits: u32,
     len: usize,
+    /// Keys held before the next one makes the table grow: up to 70 % full.
+    room: usize,
 }
 
 /// Slots per 64-byte cache line.
@@ -71,23 +73,30 @@ impl Index {
             first,
             bits,
             len: 0,
+            room: (1 << bits) * 7 / 10,
         }
     }
 
-    /// The first slot (counted from `first`) of the key's home line.
+    /// The first slot (counted from `first`) of the home line of a key with this hash.
     #[inline]
-    fn home(&self, key: u128) -> usize {
-        (hash(key) >> (64 - self.bits)) as usize & !(LINE - 1)
+    fn home(&self, hash: u64) -> usize {
+        (hash >> (64 - self.bits)) as usize & !(LINE - 1)
     }
 
     /// The id of `key`, inserting it as `id` if new; the flag says whether it was new.
-    #[inline]
+    #[cfg(test)]
     fn intern(&mut self, key: u128, id: u32) -> (u32, bool) {
-        if (self.len + 1) * 10 > (1 << self.bits) * 7 {
+        self.intern_hashed(key, hash(key), id)
+    }
+
+    /// [`Index::intern`] with the key's hash already computed (for the prefetch).
+    #[inline(always)]
+    fn intern_hashed(&mut self, key: u128, hash: u64, id: u32) -> (u32, bool) {
+        if self.len >= self.room {
             self.grow();
         }
         let mask = (1 << self.bits) - 1;
-        let mut i = self.home(key);
+        let mut i = self.home(hash);
         let slots = &mut self.slots[self.first..];
         loop {
             let slot = slots[i];
@@ -103,20 +112,21 @@ impl Index {
         }
     }
 
-    /// Asks for the home line of every key ahead of time, so that the misses are in
-    /// flight together and the interning that follows finds them in cache.
-    fn prefetch(&self, keys: &[u128]) {
-        for &key in keys.iter().filter(|&&k| k != NO_KEY) {
-            prefetch(&self.slots[self.first + self.home(key)]);
-        }
+    /// Asks for the home line of a key with this hash ahead of its interning, so that
+    /// the miss is in flight while other work goes on.
+    #[inline]
+    fn prefetch(&self, hash: u64) {
+        prefetch(&self.slots[self.first + self.home(hash)]);
     }
 
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
         let old = std::mem::replace(self, Index::with_bits(self.bits + 1));
         self.len = old.len;
         let mask = (1 << self.bits) - 1;
         for &slot in old.slots[old.first..].iter().filter(|&&s| s != 0) {
-            let mut i = self.home(slot & KEY_MASK);
+            let mut i = self.home(hash(slot & KEY_MASK));
             while self.slots[self.first + i] != 0 {
                 i = (i + 1) & mask;
             }
@@ -180,72 +190,96 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
     graph.depth.push(0);
     graph.flags.push(classify(start));
     let mut index = Index::new();
-    index.intern(start.key(), 0);
+    index.intern_hashed(start.key(), hash(start.key()), 0);
     // States are expanded in batches, one batch ahead of the interning: while the
     // successors of one batch are interned, the home lines of the next batch's are
     // already on their way, so the cache misses overlap with work instead of queueing.
     // Ids are still given in the order of the states and directions.
-    let mut pending = Batch::default();
-    let mut next = Batch::default();
-    pending.expand(0, &mut graph, board, limits)?;
-    index.prefetch(&pending.successors);
+    let (mut first, mut second) = (Batch::new(), Batch::new());
+    // Swapped by reference: the batches are arrays, too big to copy every round.
+    let (mut pending, mut next) = (&mut first, &mut second);
+    pending.expand(0, &mut graph, board, &index, limits)?;
     while !pending.states.is_empty() {
-        next.expand(pending.states.end, &mut graph, board, limits)?;
-        index.prefetch(&next.successors);
+        next.expand(pending.states.end, &mut graph, board, &index, limits)?;
         pending.intern(&mut graph, &mut index, &classify);
         std::mem::swap(&mut pending, &mut next);
         if pending.states.is_empty() {
             // The frontier had run dry before the interning found new states.
-            pending.expand(graph.edges.len(), &mut graph, board, limits)?;
-            index.prefetch(&pending.successors);
+            pending.expand(graph.edges.len(), &mut graph, board, &index, limits)?;
         }
     }
     Ok(graph)
 }
 
 /// Up to [`BATCH`] consecutive states and their successors' keys (`NO_KEY` where a move
-/// changes nothing or the state is a win), four per state.
-#[derive(Default)]
+/// changes nothing or the state is a win), four per state, with the keys' hashes; fixed
+/// arrays, written in place.
 struct Batch {
     states: std::ops::Range<usize>,
-    successors: Vec<u128>,
+    successors: [u128; 4 * BATCH],
+    hashes: [u64; 4 * BATCH],
 }
 
 impl Batch {
-    /// Takes the known states from `from` on (every one before it is expanded) and
-    /// computes their moves.
+    fn new() -> Batch {
+        Batch {
+            states: 0..0,
+            successors: [NO_KEY; 4 * BATCH],
+            hashes: [0; 4 * BATCH],
+        }
+    }
+
+    /// Takes the known states from `from` on (every one before it is expanded), computes
+    /// their moves and prefetches each successor's home line as soon as it is known: one
+    /// miss at a time between the tilts, where a burst of a whole batch's prefetches
+    /// stalled on the few outstanding misses a core can track.
     fn expand(
         &mut self,
         from: usize,
         graph: &mut Graph,
         board: &Board,
+        index: &Index,
         limits: &Limits,
     ) -> Result<(), Exhausted> {
         self.states = from..(from + BATCH).min(graph.keys.len());
-        self.successors.clear();
-        for u in self.states.clone() {
+        let rows = self
+            .successors
+            .chunks_exact_mut(4)
+            .zip(self.hashes.chunks_exact_mut(4));
+        for (u, (keys, hashes)) in self.states.clone().zip(rows) {
+            keys.fill(NO_KEY);
             if graph.flags[u] & WIN != 0 {
-                self.successors.extend([NO_KEY; 4]);
                 continue;
             }
             graph.expanded += 1;
             limits.tick(graph.expanded)?;
             let state = State::from_key(graph.keys[u]);
-            let moves = board.tilts(state);
-            self.successors
-                .extend(moves.map(|next| if next == state { NO_KEY } else { next.key() }));
+            for ((next, key), hash_slot) in board.tilts(state).into_iter().zip(keys).zip(hashes) {
+                if next != state {
+                    *key = next.key();
+                    *hash_slot = hash(*key);
+                    index.prefetch(*hash_slot);
+                }
+            }
         }
         Ok(())
     }
 
     /// Gives the successors their ids (new states are appended) and records the edges.
     fn intern(&self, graph: &mut Graph, index: &mut Index, classify: &impl Fn(State) -> u8) {
-        for (u, moves) in self.states.clone().zip(self.successors.chunks_exact(4)) {
+        let rows = self
+            .successors
+            .chunks_exact(4)
+            .zip(self.hashes.chunks_exact(4));
+        for (u, (keys, hashes)) in self.states.clone().zip(rows) {
             let depth = graph.depth[u] + 1;
             let mut row = [SAME; 4];
-            for (slot, &key) in row.iter_mut().zip(moves).filter(|(_, k)| **k != NO_KEY) {
+            for ((slot, &key), &hash) in row.iter_mut().zip(keys).zip(hashes) {
+                if key == NO_KEY {
+                    continue;
+                }
                 let fresh = graph.keys.len() as u32;
-                let (id, is_new) = index.intern(key, fresh);
+                let (id, is_new) = index.intern_hashed(key, hash, fresh);
                 if is_new {
                     graph.keys.push(key);
                     graph.depth.push(depth);
@@ -308,22 +342,23 @@ impl Graph {
 
     pub fn predecessors(&self) -> Preds {
         let n = self.len();
+        // Count each row's length into `offsets[v]`, sum them up to each row's end, then
+        // fill every row backwards from its end: each `offsets[v]` ends at its row's
+        // start, with no second table of fill positions.
         let mut offsets: Vec<u32> = memory::zeroed(n + 1);
         for row in &self.edges {
             for &v in row.iter().filter(|&&v| v != SAME) {
-                offsets[v as usize + 1] += 1;
+                offsets[v as usize] += 1;
             }
         }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
+        for i in 1..=n {
+            offsets[i] += offsets[i - 1];
         }
-        let mut fill = memory::with_capacity(n + 1);
-        fill.extend_from_slice(&offsets);
         let mut list: Vec<u32> = memory::zeroed(offsets[n] as usize);
-        for (u, row) in self.edges.iter().enumerate() {
-            for &v in row.iter().filter(|&&v| v != SAME) {
-                list[fill[v as usize] as usize] = u as u32;
-                fill[v as usize] += 1;
+        for (u, row) in self.edges.iter().enumerate().rev() {
+            for &v in row.iter().rev().filter(|&&v| v != SAME) {
+                offsets[v as usize] -= 1;
+                list[offsets[v as usize] as usize] = u as u32;
             }
         }
         Preds { offsets, list }
@@ -379,14 +414,13 @@ impl Graph {
 
     /// Move sequences of exactly `par` moves from the start to a win, saturating at `cap`.
     pub fn count_shortest_wins(&self, preds: &Preds, par: u32, cap: u64) -> u64 {
-        let mut paths: Vec<u64> = memory::zeroed(self.len());
+        // Ids are in breadth-first order: the states within `par` moves are a prefix.
+        let within = self.depth.partition_point(|&d| d <= par);
+        let mut paths: Vec<u64> = memory::zeroed(within);
         paths[0] = 1;
         let mut total = 0u64;
-        for v in 0..self.len() {
+        for v in 0..within {
             let depth = self.depth[v];
-            if depth > par {
-                break;
-            }
             for &u in preds.of(v) {
                 if self.depth[u as usize] + 1 == depth {
                     paths[v] = (paths[v] + paths[u as usize]).min(cap);
@@ -412,15 +446,20 @@ impl Graph {
             (Some(_), _) => Some(self.descend(0, &dist, |_| true)),
             _ => None,
         };
-        let live = || (0..self.len()).filter(|&i| !self.is_win(i));
+        let (mut dead_ends, mut real_states, mut breakable) = (0, 0, false);
+        for i in (0..self.len()).filter(|&i| !self.is_win(i)) {
+            real_states += 1;
+            dead_ends += u64::from(dist[i] == UNREACHABLE);
+            breakable |= !self.is_intact(i) && dist[i] != UNREACHABLE;
+        }
         Findings {
             par,
             combo_par,
             solution,
             solution_count: par.map_or(0, |p| self.count_shortest_wins(&preds, p, solution_cap)),
-            dead_ends: live().filter(|&i| dist[i] == UNREACHABLE).count() as u64,
-            real_states: live().count() as u64,
-            breakable: live().any(|i| !self.is_intact(i) && dist[i] != UNREACHABLE),
+            dead_ends,
+            real_states,
+            breakable,
             expanded: self.expanded,
         }
     }
