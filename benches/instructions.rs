@@ -21,7 +21,8 @@ fn heavy_level(name: &str) -> (&'static dyn Game, Value) {
     (game, game.bench_level())
 }
 
-/// The verification solver on the game's fixed heavy level (`Puzzle::bench_level`).
+// The verification solver on the game's fixed heavy level (`Puzzle::bench_level`).
+// (Plain comments: gungraun's attribute takes no doc attribute.)
 #[library_benchmark]
 #[bench::fruit(args = ("fruit"), setup = heavy_level)]
 #[bench::skiddy(args = ("skiddy"), setup = heavy_level)]
@@ -34,11 +35,14 @@ fn analyze((game, level): (&'static dyn Game, Value)) -> Value {
         max_states: u64::MAX,
         stop: &stop,
     };
-    black_box(game.verify(black_box(&level), &limits).expect("a valid level"))
+    black_box(
+        game.verify(black_box(&level), &limits)
+            .expect("a valid level"),
+    )
 }
 
-/// One cold generation of seed 1, the whole loop (candidates, solving, acceptance).
-/// Seed 1 for every key: fixed before anything was measured, not picked for its cost.
+// One cold generation of seed 1, the whole loop (candidates, solving, acceptance).
+// Seed 1 for every key: fixed before anything was measured, not picked for its cost.
 #[library_benchmark]
 #[bench::fruit_easy("fruit", Difficulty::Easy)]
 #[bench::fruit_medium("fruit", Difficulty::Medium)]

@@ -6,19 +6,20 @@
 # levels with random seeds, and the server's peak memory. Then the warm level against
 # Debian's nginx serving the same bytes as files, in alternating rounds: identity against
 # the plain file (deploy/nginx-static.conf) and gzip against `gzip_static`
-# (deploy/nginx-gzip-static.conf), with the throughput ratios and p99s. Last, bytes on the
-# wire per route and coding.
+# (deploy/nginx-gzip-static.conf), with the throughput ratios and p99s. Then bytes on the
+# wire per route and coding. Last, the instruction counts of scripts/instructions.sh
+# against their committed baseline.
 #
-#   scripts/bench.sh                 # about 4-5 minutes on 2 cores
+#   scripts/bench.sh                 # about 10 minutes on 2 cores
 #   SEEDS=50 DURATION=5s ROUNDS=2 scripts/bench.sh
 #
-# Settings (environment): SEEDS (200), DURATION (10s per wrk run), THREADS (2),
+# Settings (environment): SEEDS (1000), DURATION (10s per wrk run), THREADS (2),
 # CONNECTIONS (64, warm runs), COLD_CONNECTIONS (8), WARM_PATH (/levels/hard/1?game=fruit),
 # ROUNDS (3 rounds against nginx), ROUND_DURATION (8s per run in them), PORT (18089),
 # NGINX_PORT (18090, plain file), NGINX_GZIP_PORT (18091). CARGO_TARGET_DIR is honoured.
 set -euo pipefail
 
-SEEDS=${SEEDS:-200}
+SEEDS=${SEEDS:-1000}
 DURATION=${DURATION:-10s}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-64}
@@ -211,3 +212,9 @@ awk -v w="$warm_hwm" -v h="$hwm" -v r="$rss" 'BEGIN {
     printf "memory: VmHWM %s MB after the warm runs, %s MB after the cold run; VmRSS %s MB (target < 200 MB: %s)\n",
         w, h, r, h < 200 ? "ok" : "MISSED" }'
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Instruction counts of the solver hot paths: unlike the figures above, the same on a busy
+# machine as on a quiet one (scripts/instructions.sh, callgrind).
+echo
+echo "instruction counts (callgrind) against benches/instructions.baseline.json"
+scripts/instructions.sh --check || echo "instruction counts: some over the baseline (see above)"

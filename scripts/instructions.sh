@@ -56,8 +56,7 @@ def instructions(record):
     """The Ir total of one benchmark's callgrind run, from gungraun's JSON summary."""
     for profile in record["profiles"]:
         if profile["tool"] == "Callgrind":
-            metrics = profile["summaries"]["total"]["summary"]["Callgrind"]["Ir"]["metrics"]
-            return int(metrics["Left"]["Int"] if "Left" in metrics else metrics["Both"][0]["Int"])
+            return int(profile["data"]["total"]["metrics"]["Ir"]["values"]["new"])
     raise SystemExit(f"no callgrind figures for {record['id']}")
 
 counts = {}

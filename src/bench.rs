@@ -15,8 +15,8 @@ use crate::compression::Encoding;
 use crate::config::BenchArgs;
 
 /// The cold-generation targets (docs/benchmarks.md), in milliseconds.
-const P95_TARGET_MS: f64 = 100.0;
-const P99_TARGET_MS: f64 = 500.0;
+const P95_TARGET_MS: f64 = 50.0;
+const P99_TARGET_MS: f64 = 100.0;
 /// A heavy level is analysed repeatedly until this much time has passed (at least
 /// `SOLVER_MIN_RUNS` times), and the median run is reported.
 const SOLVER_TIME: Duration = Duration::from_secs(2);
