@@ -6,7 +6,7 @@ use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use levelforge_games::Status;
+use levelforge_games::{Limits, Status};
 use serde_json::{Value, json};
 
 use super::AppState;
@@ -82,6 +82,34 @@ pub async fn check(
     let (game, _, level) = served(&state, &path, &query, client).await?;
     let outcome = game.check(level.document(), moves)?;
     Ok(Json(outcome.json).into_response())
+}
+
+/// A hint for the position the body's `moves` reach: searched in the verify pool, within
+/// the state budget of `/verify` and its time limit (503 when either runs out).
+pub async fn hint(
+    State(state): State<AppState>,
+    Path(path): LevelPath,
+    client: ClientIp,
+    query: Result<Query<LevelQuery>, QueryRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let query = query?.0;
+    let mut body = params::json_body(&headers, &body?)?;
+    let moves = body
+        .get_mut("moves")
+        .map(Value::take)
+        .ok_or_else(|| ApiError::BadRequest("the body needs `moves`".into()))?;
+    super::rate_limit(state.hint_limiter.as_deref(), client.0, "hints")?;
+    let (game, _, level) = served(&state, &path, &query, client).await?;
+    let max_states = state.verify_max_states;
+    let hint = state
+        .levels
+        .run_verification(move |stop| {
+            game.hint(level.document(), &moves, &Limits { max_states, stop })
+        })
+        .await??;
+    Ok(Json(hint).into_response())
 }
 
 /// The header that makes a play's POST safe to repeat.

@@ -38,6 +38,7 @@ pub struct AppState {
     /// Per-client limits on `POST /verify` and on plays; `None`: unlimited.
     pub verify_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
     pub play_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
+    pub hint_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
     /// The overload layers' settings.
     pub limits: HttpLimits,
     /// Whether `X-Forwarded-For` names the client (behind a trusted proxy only).
@@ -65,6 +66,7 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/levels/{difficulty}/{seed}/check", post(levels::check))
         .route("/levels/{difficulty}/{seed}/plays", post(levels::play))
+        .route("/levels/{difficulty}/{seed}/hint", post(levels::hint))
         .route("/verify", post(designers::verify))
         .route(
             "/games",
