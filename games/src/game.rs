@@ -39,6 +39,10 @@ pub trait Game: Send + Sync {
     fn check(&self, level: &Value, moves: &Value) -> Result<CheckOutcome, GameError>;
     /// An SVG picture of a level document, with its `solution` drawn when asked.
     fn preview_svg(&self, level: &Value, show_solution: bool) -> Result<String, GameError>;
+    /// A picture of the position `moves` reach on a level document: the position's own
+    /// preview, or, where the level format cannot express it (a won or lost board, links
+    /// drawn), the level with the moves drawn over it as a solution would be.
+    fn preview_after(&self, level: &Value, moves: &Value) -> Result<String, GameError>;
     /// A hint for the position `moves` reach on a level document (see [`Puzzle::hint`]).
     fn hint(&self, level: &Value, moves: &Value, limits: &Limits) -> Result<Value, GameError>;
     /// The position `moves` reach as a level document `verify` accepts, or `null` when
@@ -491,6 +495,22 @@ impl<P: Puzzle> Game for Adapter<P> {
         let moves = parse_moves::<P>(moves)?;
         let hint = P::hint(&level, &moves, limits)?;
         Ok(serde_json::to_value(hint).expect("hints serialize"))
+    }
+
+    fn preview_after(&self, document: &Value, moves: &Value) -> Result<String, GameError> {
+        let level = parse_level::<P>(document)?;
+        let parsed = parse_moves::<P>(moves)?;
+        Ok(
+            match P::position(&level, &parsed).map_err(GameError::Rule)? {
+                Some(position) => P::preview_svg(&position, None),
+                None => {
+                    // Moves that replay parse as a `Solution` in every game (letters, links
+                    // on the board, placements); anything else is drawn without them.
+                    let drawn: Option<P::Solution> = serde_json::from_value(moves.clone()).ok();
+                    P::preview_svg(&level, drawn.as_ref())
+                }
+            },
+        )
     }
 
     fn position(&self, document: &Value, moves: &Value) -> Result<Value, GameError> {

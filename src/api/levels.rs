@@ -60,6 +60,10 @@ pub async fn preview(
 ) -> Result<Response, ApiError> {
     let query = query?.0;
     let (game, _, level) = served(&state, &path, &query, client).await?;
+    if let Some(moves) = &query.moves {
+        let svg = game.preview_after(level.document(), &params::query_moves(moves))?;
+        return Ok(immutable(&headers, &Variants::new(svg), "image/svg+xml"));
+    }
     let svg = level.preview(query.solution, |document| {
         game.preview_svg(document, query.solution)
     })?;
@@ -80,7 +84,10 @@ pub async fn check(
         .get("moves")
         .ok_or_else(|| ApiError::BadRequest("the body needs `moves`".into()))?;
     let (game, _, level) = served(&state, &path, &query, client).await?;
-    let outcome = game.check(level.document(), moves)?;
+    let mut outcome = game.check(level.document(), moves)?;
+    if query.position {
+        outcome.json["position"] = game.position(level.document(), moves)?;
+    }
     Ok(Json(outcome.json).into_response())
 }
 

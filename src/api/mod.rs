@@ -68,6 +68,7 @@ pub fn router(state: AppState) -> Router {
         .route("/levels/{difficulty}/{seed}/plays", post(levels::play))
         .route("/levels/{difficulty}/{seed}/hint", post(levels::hint))
         .route("/verify", post(designers::verify))
+        .route("/preview.svg", post(designers::preview))
         .route(
             "/games",
             get(designers::games).layer(compression::dynamic()),
