@@ -4,6 +4,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+use crate::client_ts::{assert_valid, openapi, validator};
 use crate::helpers::TestApp;
 
 const GAMES: [&str; 5] = ["fruit", "skiddy", "hashi", "tetropica", "hopper"];
@@ -51,6 +52,7 @@ async fn hint(app: &TestApp, game: &str, difficulty: &str, seed: u64, moves: &Va
 async fn position_verifies(app: &TestApp, game: &str, seed: u64, moves: &Value, distance: u64) {
     let path = format!("/levels/easy/{seed}/check?game={game}&position=true");
     let check = app.post(&path, &json!({ "moves": moves })).await.json();
+    assert_valid(&validator(&openapi(), "Outcome"), &check, game);
     let position = &check["position"];
     assert!(check.get("position").is_some(), "{game}: {check}");
     if position.is_null() {
@@ -76,6 +78,7 @@ async fn following_hints_wins_every_game_in_par() {
         "0",
     ])
     .await;
+    let hint_schema = validator(&openapi(), "Hint");
     for game in GAMES {
         for seed in [1, 2] {
             let level = app.get_level(game, "easy", seed).await;
@@ -83,6 +86,7 @@ async fn following_hints_wins_every_game_in_par() {
             let mut moves = no_moves(&level);
             for step in 0..par {
                 let here = hint(&app, game, "easy", seed, &moves).await;
+                assert_valid(&hint_schema, &here, game);
                 assert_eq!(here["status"], "unfinished", "{game}: {here}");
                 assert_eq!(
                     here["distance"].as_u64(),
@@ -94,6 +98,7 @@ async fn following_hints_wins_every_game_in_par() {
                 moves = append(&moves, &here["next"]);
             }
             let end = hint(&app, game, "easy", seed, &moves).await;
+            assert_valid(&hint_schema, &end, game);
             assert_eq!(end["status"], "won", "{game}: {end}");
             assert_eq!((&end["distance"], &end["next"]), (&json!(0), &Value::Null));
             let check = app.post_check(game, "easy", seed, &moves).await.json();
