@@ -554,8 +554,9 @@ pub trait Puzzle: Send + Sync + 'static {
         let replay = Self::replay(level, moves)?;
         let used = replay.moves_used as usize;
         let line = match replay.status {
+            Status::Won => Some(moves.prefix(0)),
             Status::Lost => None,
-            _ => Self::best_line(level, &moves.prefix(used), limits)?,
+            Status::Unfinished => Self::best_line(level, &moves.prefix(used), limits)?,
         };
         let mut hint = Hint {
             status: replay.status,

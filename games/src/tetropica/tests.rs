@@ -590,7 +590,7 @@ fn hints_place_the_rest_of_the_hand_and_name_the_piece_no_solution_has() {
     let bottom = placement("I", &[(0, 4), (1, 4), (2, 4), (3, 4)]);
     let start = hint(&lv, &[]);
     assert_eq!(start.distance, Some(2));
-    let first = hint(&lv, &[bottom.clone()]);
+    let first = hint(&lv, std::slice::from_ref(&bottom));
     assert_eq!(first.distance, Some(1));
     let z = first.next.expect("one piece left")[0].clone();
     assert_eq!(z.piece, "Z");
@@ -598,7 +598,7 @@ fn hints_place_the_rest_of_the_hand_and_name_the_piece_no_solution_has() {
     // The I along row 1 from E: what is left of S's side needs four tiles in a column
     // and a turn to reach it, which no Z is.
     let row_one = placement("I", &[(1, 1), (2, 1), (3, 1), (4, 1)]);
-    let off = hint(&lv, &[row_one.clone()]);
+    let off = hint(&lv, std::slice::from_ref(&row_one));
     assert_eq!((off.distance, off.next), (None, None));
     assert_eq!((off.conflict, off.undo), (Some(0), Some(1)));
     let position = Tetropica::position(&lv, &vec![row_one]).unwrap().unwrap();
