@@ -64,6 +64,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<()> {
         }
         Err(GameError::Rule(rule)) => bail!("invalid level: {} (rule {})", rule.message, rule.rule),
         Err(GameError::Malformed(message)) => bail!("malformed level: {message}"),
+        Err(other) => bail!("{other}"),
     }
 }
 

@@ -189,6 +189,13 @@ pub struct RateLimitArgs {
     /// Plays one client may post at once.
     #[arg(long, env = "RATE_LIMIT_PLAYS_BURST", default_value_t = 30)]
     pub rate_limit_plays_burst: u32,
+    /// Hints one client may ask for per minute, sustained; 0 = no limit. A player asks
+    /// once per click, so the default leaves room for fast play.
+    #[arg(long, env = "RATE_LIMIT_HINTS_PER_MIN", default_value_t = 300)]
+    pub rate_limit_hints_per_min: u32,
+    /// Hints one client may ask for at once.
+    #[arg(long, env = "RATE_LIMIT_HINTS_BURST", default_value_t = 60)]
+    pub rate_limit_hints_burst: u32,
     /// Take the client from the last `X-Forwarded-For` entry (only behind a proxy that
     /// sets it); otherwise the peer address.
     #[arg(long, env = "TRUST_FORWARDED", default_value_t = false, action = clap::ArgAction::Set)]

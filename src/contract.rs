@@ -1,6 +1,6 @@
 //! The generated part of openapi.yaml's `components/schemas`: each game's schemas (derived
 //! from its Rust types in the games crate) and the unions over the games that the routes
-//! use (`Level` with a discriminator on `game`, `LevelInput`, `Moves`, `Outcome`,
+//! use (`Level` with a discriminator on `game`, `LevelInput`, `Moves`, `Outcome`, `Hint`,
 //! `PlayResult`, `VerifyReport`, `Rule`). The test below fails when openapi.yaml differs;
 //! `LEVELFORGE_UPDATE_OPENAPI=1 cargo test --lib contract` rewrites its generated block.
 
@@ -63,6 +63,10 @@ pub fn schemas() -> BTreeMap<String, Value> {
     out.insert(
         "Outcome".into(),
         json!({ "description": "A replay's outcome, in the level's game's shape.", "oneOf": union("Outcome") }),
+    );
+    out.insert(
+        "Hint".into(),
+        json!({ "description": "A hint, in the level's game's shape (the letter games' shapes coincide).", "anyOf": union("Hint") }),
     );
     out.insert(
         "PlayResult".into(),

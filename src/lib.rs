@@ -69,6 +69,11 @@ pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
             args.rate_limit.rate_limit_plays_burst,
         )
         .map(Arc::new),
+        hint_limiter: ratelimit::RateLimiter::new(
+            args.rate_limit.rate_limit_hints_per_min,
+            args.rate_limit.rate_limit_hints_burst,
+        )
+        .map(Arc::new),
         limits: args.http.limits(),
         trust_forwarded: args.rate_limit.trust_forwarded,
         bench_routes: args.bench_routes,

@@ -12,7 +12,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
-use crate::core::{Puzzle, Replay};
+use crate::core::{Hint, Puzzle, Replay};
 use crate::game::{LevelDocument, MetricsDocument};
 
 /// Where every `$ref` points: the components of an OpenAPI document.
@@ -150,8 +150,31 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
             "description": "Medals the replay earned (`par`: won within par moves).",
         }),
     );
+    props.insert(
+        "position".into(),
+        json!({
+            "anyOf": [reference(&name("LevelInput")), {"type": "null"}],
+            "description": "With `?position=true` only: the position the moves reach as a \
+                            level document `/verify` accepts; null when the level format \
+                            cannot express it (won, lost, or a piece the grid has no symbol for).",
+        }),
+    );
     require(&mut outcome, &["par", "medals"]);
     out.insert(name("Outcome"), closed(outcome));
+
+    let mut hint: Value = Hint::<P::Moves>::json_schema(&mut served).into();
+    hint["description"] = json!(format!(
+        "A hint for the position some moves reach on a {} level.",
+        P::TITLE
+    ));
+    let props = properties(&mut hint);
+    let next_description = props["next"]["description"].clone();
+    props["next"] = json!({
+        "anyOf": [reference(&name("Moves")), {"type": "null"}],
+        "description": next_description,
+    });
+    require(&mut hint, &["distance", "next", "undo", "conflict"]);
+    out.insert(name("Hint"), closed(hint));
 
     out.insert(
         name("VerifyReport"),

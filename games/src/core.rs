@@ -301,6 +301,107 @@ pub struct Analysis<S, M> {
     pub extra: M,
 }
 
+/// A move list a hint can cut and extend: a letter string or a list of placements.
+pub trait MoveList: Clone {
+    /// Moves in the list.
+    fn count(&self) -> usize;
+    /// The first `n` moves (all of them when there are fewer).
+    fn prefix(&self, n: usize) -> Self;
+}
+
+impl MoveList for String {
+    fn count(&self) -> usize {
+        self.chars().count()
+    }
+
+    fn prefix(&self, n: usize) -> Self {
+        self.chars().take(n).collect()
+    }
+}
+
+impl<T: Clone> MoveList for Vec<T> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn prefix(&self, n: usize) -> Self {
+        self[..n.min(self.len())].to_vec()
+    }
+}
+
+/// What a player should do next from the position some moves reach.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Hint<M> {
+    /// How the moves ended, as `check` says.
+    pub status: Status,
+    /// Moves played until the level was won or lost (or all of them), as `check` says.
+    pub moves_used: u32,
+    /// Moves (links, pieces) still needed by the best line: 0 when won, `null` when no
+    /// win can be reached from the position.
+    pub distance: Option<u32>,
+    /// One best next move, in the `moves` format, to append to the moves; `null` when
+    /// won or at a dead end.
+    pub next: Option<M>,
+    /// At a dead end: the fewest moves to take back from the end of `moves` to reach a
+    /// position that can still be won (`null` otherwise, or when even the start cannot).
+    pub undo: Option<u32>,
+    /// Games of links and pieces, at a dead end: the index in `moves` of the first one
+    /// that contradicts every solution (`null` otherwise and in other games).
+    pub conflict: Option<u32>,
+}
+
+/// Why a hint could not be given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HintError {
+    /// The moves break a rule (as in `check`).
+    Rule(RuleError),
+    /// A search ran out of its budget.
+    GaveUp(Exhausted),
+    /// The game answers from a level's one solution, and this level has more than one
+    /// (no served level does).
+    NotUnique,
+}
+
+impl From<RuleError> for HintError {
+    fn from(e: RuleError) -> Self {
+        HintError::Rule(e)
+    }
+}
+
+impl From<Exhausted> for HintError {
+    fn from(e: Exhausted) -> Self {
+        HintError::GaveUp(e)
+    }
+}
+
+/// The longest prefix of the first `used` moves from which a win can still be reached,
+/// as its length; `None` when not even the start can be won. Winnable prefixes are
+/// closed under shortening, so bisection finds the boundary.
+fn longest_winnable_prefix<P: Puzzle + ?Sized>(
+    level: &P::Level,
+    moves: &P::Moves,
+    used: usize,
+    limits: &Limits,
+) -> Result<Option<usize>, HintError> {
+    let winnable = |n: usize| -> Result<bool, HintError> {
+        Ok(P::best_line(level, &moves.prefix(n), limits)?.is_some())
+    };
+    if used == 0 || !winnable(0)? {
+        return Ok(None);
+    }
+    // Invariant: `lo` moves can still win, `hi` moves cannot.
+    let (mut lo, mut hi) = (0, used);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if winnable(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(Some(lo))
+}
+
 /// How a replay ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -365,7 +466,7 @@ pub trait Puzzle: Send + Sync + 'static {
     type Metrics: Serialize + Clone + Send + JsonSchema;
     /// What `check` and `plays` take in `moves`. The JSON of a `Solution` must parse as
     /// `Moves` and replay to a win in exactly `par` moves (the catalog tests check it).
-    type Moves: DeserializeOwned + JsonSchema;
+    type Moves: DeserializeOwned + Serialize + JsonSchema + MoveList;
     /// Extra fields of a replay outcome.
     type ReplayExtra: Serialize + JsonSchema;
 
@@ -421,6 +522,63 @@ pub trait Puzzle: Send + Sync + 'static {
 
     /// An SVG picture of the level, with the solution drawn when given.
     fn preview_svg(level: &Self::Level, solution: Option<&Self::Solution>) -> String;
+
+    /// A best line from the position `moves` reach (moves after a win or loss ignored):
+    /// the moves still needed to win, fewest first, in the `Moves` format; empty when the
+    /// moves won, `None` when they lost or no win can be reached from there. Exact within
+    /// the limits: a deterministic function of level, moves and `max_states`.
+    fn best_line(
+        level: &Self::Level,
+        moves: &Self::Moves,
+        limits: &Limits,
+    ) -> Result<Option<Self::Moves>, HintError>;
+
+    /// The position `moves` reach as a level of its own, that [`Puzzle::validate`]
+    /// accepts; `None` when the level format cannot express it (a won or lost position,
+    /// or a game piece the format has no symbol for).
+    fn position(level: &Self::Level, moves: &Self::Moves)
+    -> Result<Option<Self::Level>, RuleError>;
+
+    /// Whether a hint names the placement that contradicts every solution (`conflict`):
+    /// for games whose moves place parts of one final picture (links, pieces).
+    const NAMES_CONFLICT: bool = false;
+
+    /// A hint for the position `moves` reach: built on [`Puzzle::best_line`], and on
+    /// the fact that a prefix of a winnable prefix is winnable (the moves between lead
+    /// from one to the other), so the longest winnable prefix is found by bisection.
+    fn hint(
+        level: &Self::Level,
+        moves: &Self::Moves,
+        limits: &Limits,
+    ) -> Result<Hint<Self::Moves>, HintError> {
+        let replay = Self::replay(level, moves)?;
+        let used = replay.moves_used as usize;
+        let line = match replay.status {
+            Status::Won => Some(moves.prefix(0)),
+            Status::Lost => None,
+            Status::Unfinished => Self::best_line(level, &moves.prefix(used), limits)?,
+        };
+        let mut hint = Hint {
+            status: replay.status,
+            moves_used: replay.moves_used,
+            distance: None,
+            next: None,
+            undo: None,
+            conflict: None,
+        };
+        match line {
+            Some(line) => {
+                hint.distance = Some(line.count() as u32);
+                hint.next = (line.count() > 0).then(|| line.prefix(1));
+            }
+            None => {
+                let kept = longest_winnable_prefix::<Self>(level, moves, used, limits)?;
+                hint.undo = kept.map(|k| (moves.count() - k) as u32);
+                hint.conflict = kept.filter(|_| Self::NAMES_CONFLICT).map(|k| k as u32);
+            }
+        }
+        Ok(hint)
+    }
 
     /// A fixed level that is heavy for this game's solver: `levelforge bench` reports
     /// the analysis speed (states per second) on it. [`crate::game::level_of_key`]

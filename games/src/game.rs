@@ -11,7 +11,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::core::{
-    Analysis, Difficulty, Exhausted, Limits, Puzzle, Rejection, RuleError, Status, Stop, Tier,
+    Analysis, Difficulty, Exhausted, HintError, Limits, Puzzle, Rejection, RuleError, Status, Stop,
+    Tier,
 };
 use crate::rng::LevelRng;
 
@@ -38,6 +39,15 @@ pub trait Game: Send + Sync {
     fn check(&self, level: &Value, moves: &Value) -> Result<CheckOutcome, GameError>;
     /// An SVG picture of a level document, with its `solution` drawn when asked.
     fn preview_svg(&self, level: &Value, show_solution: bool) -> Result<String, GameError>;
+    /// A picture of the position `moves` reach on a level document: the position's own
+    /// preview, or, where the level format cannot express it (a won or lost board, links
+    /// drawn), the level with the moves drawn over it as a solution would be.
+    fn preview_after(&self, level: &Value, moves: &Value) -> Result<String, GameError>;
+    /// A hint for the position `moves` reach on a level document (see [`Puzzle::hint`]).
+    fn hint(&self, level: &Value, moves: &Value, limits: &Limits) -> Result<Value, GameError>;
+    /// The position `moves` reach as a level document `verify` accepts, or `null` when
+    /// the format cannot express it (see [`Puzzle::position`]).
+    fn position(&self, level: &Value, moves: &Value) -> Result<Value, GameError>;
     /// The game's fixed heavy level for solver benchmarks, as a level document.
     fn bench_level(&self) -> Value;
     /// The JSON Schemas of the game's documents and rule ids, by name (see [`crate::contract`]).
@@ -83,6 +93,22 @@ pub enum GameError {
     Malformed(String),
     /// Well-formed, but breaks a rule.
     Rule(RuleError),
+    /// A search ran out of its state or time budget.
+    GaveUp(Exhausted),
+    /// The game cannot answer this for this level (not the client's fault).
+    Unsupported(&'static str),
+}
+
+impl From<HintError> for GameError {
+    fn from(e: HintError) -> Self {
+        match e {
+            HintError::Rule(rule) => GameError::Rule(rule),
+            HintError::GaveUp(exhausted) => GameError::GaveUp(exhausted),
+            HintError::NotUnique => {
+                GameError::Unsupported("hints need a level with exactly one solution")
+            }
+        }
+    }
 }
 
 /// Why no level came out of a generation run.
@@ -107,6 +133,8 @@ impl std::fmt::Display for GameError {
         match self {
             GameError::Malformed(m) => f.write_str(m),
             GameError::Rule(r) => r.fmt(f),
+            GameError::GaveUp(e) => e.fmt(f),
+            GameError::Unsupported(m) => f.write_str(m),
         }
     }
 }
@@ -326,6 +354,11 @@ fn parse_level<P: Puzzle>(document: &Value) -> Result<P::Level, GameError> {
     Ok(level)
 }
 
+fn parse_moves<P: Puzzle>(moves: &Value) -> Result<P::Moves, GameError> {
+    serde_json::from_value(moves.clone())
+        .map_err(|e| GameError::Malformed(format!("not a {} move list: {e}", P::NAME)))
+}
+
 impl<P: Puzzle> Game for Adapter<P> {
     fn name(&self) -> &'static str {
         P::NAME
@@ -427,8 +460,7 @@ impl<P: Puzzle> Game for Adapter<P> {
 
     fn check(&self, document: &Value, moves: &Value) -> Result<CheckOutcome, GameError> {
         let level = parse_level::<P>(document)?;
-        let moves: P::Moves = serde_json::from_value(moves.clone())
-            .map_err(|e| GameError::Malformed(format!("not a {} move list: {e}", P::NAME)))?;
+        let moves = parse_moves::<P>(moves)?;
         let replay = P::replay(&level, &moves).map_err(GameError::Rule)?;
         let par = document
             .get("par")
@@ -456,6 +488,44 @@ impl<P: Puzzle> Game for Adapter<P> {
             _ => None,
         };
         Ok(P::preview_svg(&level, solution.as_ref()))
+    }
+
+    fn hint(&self, document: &Value, moves: &Value, limits: &Limits) -> Result<Value, GameError> {
+        let level = parse_level::<P>(document)?;
+        let moves = parse_moves::<P>(moves)?;
+        let hint = P::hint(&level, &moves, limits)?;
+        Ok(serde_json::to_value(hint).expect("hints serialize"))
+    }
+
+    fn preview_after(&self, document: &Value, moves: &Value) -> Result<String, GameError> {
+        let level = parse_level::<P>(document)?;
+        let parsed = parse_moves::<P>(moves)?;
+        Ok(
+            match P::position(&level, &parsed).map_err(GameError::Rule)? {
+                Some(position) => P::preview_svg(&position, None),
+                None => {
+                    // Moves that replay parse as a `Solution` in every game (letters, links
+                    // on the board, placements); anything else is drawn without them.
+                    let drawn: Option<P::Solution> = serde_json::from_value(moves.clone()).ok();
+                    P::preview_svg(&level, drawn.as_ref())
+                }
+            },
+        )
+    }
+
+    fn position(&self, document: &Value, moves: &Value) -> Result<Value, GameError> {
+        let level = parse_level::<P>(document)?;
+        let moves = parse_moves::<P>(moves)?;
+        Ok(
+            match P::position(&level, &moves).map_err(GameError::Rule)? {
+                None => Value::Null,
+                Some(position) => {
+                    let mut document = serde_json::to_value(position).expect("levels serialize");
+                    document["game"] = json!(P::NAME);
+                    document
+                }
+            },
+        )
     }
 
     fn bench_level(&self) -> Value {

@@ -1,4 +1,10 @@
 //! A tiny SVG writer for level previews: cells are `CELL` user units square.
+//!
+//! The geometry every preview shares, which an editor relies on to map a click to a
+//! cell: no margin, the board's cell (x, y) covers user units `x*CELL..(x+1)*CELL`
+//! across and `y*CELL..(y+1)*CELL` down from the `viewBox` origin, so a click at (u, v)
+//! is on cell (u / CELL, v / CELL). Some games add rows below the board (a legend, the
+//! pieces of the hand); those rows lie past `height` and are not cells.
 
 use std::fmt::Write;
 

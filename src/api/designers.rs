@@ -4,8 +4,9 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{Query, State};
-use axum::http::HeaderMap;
-use levelforge_games::{Limits, registry};
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use levelforge_games::{Game, Limits, registry};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -30,19 +31,49 @@ pub async fn verify(
     let query = query?.0;
     let level = params::json_body(&headers, &body?)?;
     super::rate_limit(state.verify_limiter.as_deref(), client.0, "verifications")?;
-    let body_game = match level.get("game") {
-        None => None,
-        Some(Value::String(name)) => Some(name.as_str()),
-        Some(_) => return Err(ApiError::BadRequest("`game` must be a string".into())),
-    };
-    let named = query.game.as_deref().or(body_game);
-    let game = params::game(named, state.default_game)?;
+    let game = game_of(&state, query.game.as_deref(), &level)?;
     let max_states = state.verify_max_states;
     let report = state
         .levels
         .run_verification(move |stop| game.verify(&level, &Limits { max_states, stop }))
         .await??;
     Ok(Json(report))
+}
+
+/// The server's drawing of a posted level document (its `solution` too with
+/// `?solution=true`), for an editor. The game is chosen as for `/verify`.
+pub async fn preview(
+    State(state): State<AppState>,
+    query: Result<Query<PreviewQuery>, QueryRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let query = query?.0;
+    let level = params::json_body(&headers, &body?)?;
+    let game = game_of(&state, query.game.as_deref(), &level)?;
+    let svg = game.preview_svg(&level, query.solution)?;
+    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct PreviewQuery {
+    pub game: Option<String>,
+    #[serde(default)]
+    pub solution: bool,
+}
+
+/// `?game=`, else the body's `game`, else the default game.
+fn game_of(
+    state: &AppState,
+    named: Option<&str>,
+    level: &Value,
+) -> Result<&'static dyn Game, ApiError> {
+    let body_game = match level.get("game") {
+        None => None,
+        Some(Value::String(name)) => Some(name.as_str()),
+        Some(_) => return Err(ApiError::BadRequest("`game` must be a string".into())),
+    };
+    params::game(named.or(body_game), state.default_game)
 }
 
 pub async fn games(State(state): State<AppState>) -> Json<Value> {

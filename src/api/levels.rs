@@ -6,7 +6,7 @@ use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use levelforge_games::Status;
+use levelforge_games::{Limits, Status};
 use serde_json::{Value, json};
 
 use super::AppState;
@@ -60,6 +60,10 @@ pub async fn preview(
 ) -> Result<Response, ApiError> {
     let query = query?.0;
     let (game, _, level) = served(&state, &path, &query, client).await?;
+    if let Some(moves) = &query.moves {
+        let svg = game.preview_after(level.document(), &params::query_moves(moves))?;
+        return Ok(immutable(&headers, &Variants::new(svg), &SVG));
+    }
     let svg = level.preview(query.solution, |document| {
         game.preview_svg(document, query.solution)
     })?;
@@ -80,8 +84,39 @@ pub async fn check(
         .get("moves")
         .ok_or_else(|| ApiError::BadRequest("the body needs `moves`".into()))?;
     let (game, _, level) = served(&state, &path, &query, client).await?;
-    let outcome = game.check(level.document(), moves)?;
+    let mut outcome = game.check(level.document(), moves)?;
+    if query.position {
+        outcome.json["position"] = game.position(level.document(), moves)?;
+    }
     Ok(Json(outcome.json).into_response())
+}
+
+/// A hint for the position the body's `moves` reach: searched in the verify pool, within
+/// the state budget of `/verify` and its time limit (503 when either runs out).
+pub async fn hint(
+    State(state): State<AppState>,
+    Path(path): LevelPath,
+    client: ClientIp,
+    query: Result<Query<LevelQuery>, QueryRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let query = query?.0;
+    let mut body = params::json_body(&headers, &body?)?;
+    let moves = body
+        .get_mut("moves")
+        .map(Value::take)
+        .ok_or_else(|| ApiError::BadRequest("the body needs `moves`".into()))?;
+    super::rate_limit(state.hint_limiter.as_deref(), client.0, "hints")?;
+    let (game, _, level) = served(&state, &path, &query, client).await?;
+    let max_states = state.verify_max_states;
+    let hint = state
+        .levels
+        .run_verification(move |stop| {
+            game.hint(level.document(), &moves, &Limits { max_states, stop })
+        })
+        .await??;
+    Ok(Json(hint).into_response())
 }
 
 /// The header that makes a play's POST safe to repeat.

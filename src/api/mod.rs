@@ -41,6 +41,7 @@ pub struct AppState {
     /// Per-client limits on `POST /verify` and on plays; `None`: unlimited.
     pub verify_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
     pub play_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
+    pub hint_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
     /// The overload layers' settings.
     pub limits: HttpLimits,
     /// Whether `X-Forwarded-For` names the client (behind a trusted proxy only).
@@ -99,7 +100,9 @@ fn router(state: AppState, overload: Arc<Overload>) -> Router {
         )
         .route("/levels/{difficulty}/{seed}/check", post(levels::check))
         .route("/levels/{difficulty}/{seed}/plays", post(levels::play))
+        .route("/levels/{difficulty}/{seed}/hint", post(levels::hint))
         .route("/verify", post(designers::verify))
+        .route("/preview.svg", post(designers::preview))
         .route(
             "/games",
             get(designers::games).layer(compression::dynamic()),

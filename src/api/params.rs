@@ -50,6 +50,18 @@ pub struct LevelQuery {
     /// Preview only: draw the solution.
     #[serde(default)]
     pub solution: bool,
+    /// Preview only: draw the position these moves reach (letters, or JSON for games
+    /// whose moves are lists).
+    pub moves: Option<String>,
+    /// Check only: add the position the moves reach as a level document.
+    #[serde(default)]
+    pub position: bool,
+}
+
+/// The `moves` of a query string: JSON when it parses as JSON (a list of links or
+/// pieces), else the letters as they are.
+pub fn query_moves(moves: &str) -> Value {
+    serde_json::from_str(moves).unwrap_or_else(|_| Value::String(moves.to_string()))
 }
 
 pub fn game(name: Option<&str>, default: &'static dyn Game) -> Result<&'static dyn Game, ApiError> {

@@ -134,6 +134,11 @@ impl From<GameError> for ApiError {
                 detail: rule.message,
                 rule: rule.rule,
             },
+            GameError::GaveUp(exhausted) => ApiError::Unavailable {
+                detail: format!("the search {exhausted}; try again later"),
+                retry_after_s: 5,
+            },
+            GameError::Unsupported(detail) => ApiError::Internal(detail.into()),
         }
     }
 }

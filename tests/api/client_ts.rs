@@ -17,13 +17,13 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn openapi() -> Value {
+pub(crate) fn openapi() -> Value {
     let text = std::fs::read_to_string(repo().join("openapi.yaml")).unwrap();
     yaml_serde::from_str(&text).expect("openapi.yaml parses")
 }
 
 /// A validator for the named schema of openapi.yaml (its references resolve inside it).
-fn validator(document: &Value, name: &str) -> jsonschema::Validator {
+pub(crate) fn validator(document: &Value, name: &str) -> jsonschema::Validator {
     let root = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$ref": format!("#/components/schemas/{name}"),
@@ -32,7 +32,7 @@ fn validator(document: &Value, name: &str) -> jsonschema::Validator {
     jsonschema::validator_for(&root).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-fn assert_valid(validator: &jsonschema::Validator, value: &Value, what: &str) {
+pub(crate) fn assert_valid(validator: &jsonschema::Validator, value: &Value, what: &str) {
     let errors: Vec<String> = validator
         .iter_errors(value)
         .map(|e| format!("{} at {}", e, e.instance_path()))

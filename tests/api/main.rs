@@ -12,6 +12,7 @@ mod docs_links;
 mod helpers;
 mod http;
 mod ops;
+mod play;
 mod proxy_cache;
 mod reliability;
 mod stats_rollups;

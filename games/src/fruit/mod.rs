@@ -10,8 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    Analysis, Difficulty, Dir, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status,
-    Tier, moves_to_string, parse_moves,
+    Analysis, Difficulty, Dir, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
+    Status, Tier, moves_to_string, parse_moves,
 };
 use crate::rng::LevelRng;
 use crate::tilt;
@@ -195,6 +195,30 @@ impl Puzzle for Fruit {
         })
     }
 
+    fn best_line(
+        level: &FruitLevel,
+        moves: &String,
+        limits: &Limits,
+    ) -> Result<Option<String>, HintError> {
+        let (board, start) = Board::compile(level);
+        let Some(state) = state_after(&board, start, &parse_moves(moves)?) else {
+            return Ok(None);
+        };
+        let graph = explore(&board, &state, limits)?;
+        let dist = graph.distance_to_win();
+        Ok(graph
+            .shortest_win_from(0, &dist)
+            .map(|line| moves_to_string(&line)))
+    }
+
+    fn position(level: &FruitLevel, moves: &String) -> Result<Option<FruitLevel>, RuleError> {
+        let (board, start) = Board::compile(level);
+        let state = state_after(&board, start, &parse_moves(moves)?);
+        Ok(state
+            .filter(|s| !board.is_win(s) && board.expressible(s))
+            .map(|s| rules::render(level, &board, &s)))
+    }
+
     fn preview_svg(level: &FruitLevel, solution: Option<&String>) -> String {
         preview::render(level, solution.map(String::as_str))
     }
@@ -203,6 +227,19 @@ impl Puzzle for Fruit {
     fn bench_level() -> FruitLevel {
         crate::game::level_of_key::<Self>(Difficulty::Expert, 6)
     }
+}
+
+/// The board `moves` reach from `state`, stopping at a win; `None` when they lost.
+fn state_after(board: &Board, mut state: Vec<u64>, moves: &[Dir]) -> Option<Vec<u64>> {
+    let mut next = vec![0; state.len()];
+    for &dir in moves {
+        if board.is_win(&state) {
+            break;
+        }
+        board.tilt_explained(&state, dir, &mut next).ok()?;
+        state.copy_from_slice(&next);
+    }
+    Some(state)
 }
 
 /// The complete reachable graph of a compiled board. The state width (colours plus one)

@@ -294,6 +294,36 @@ impl Board {
     }
 }
 
+/// The level with its fruit and stones where `state` has them: the grid without them,
+/// then each movable written on its cell (a cleared pair simply is not there).
+pub fn render(level: &FruitLevel, board: &Board, state: &[u64]) -> FruitLevel {
+    let mut rows: Vec<Vec<char>> = level
+        .grid
+        .iter()
+        .map(|row| {
+            row.chars()
+                .map(|c| {
+                    if FRUIT_LETTERS.contains(c) || c == 'o' {
+                        '.'
+                    } else {
+                        c
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    for (i, &word) in state.iter().enumerate() {
+        let c = board.letters.get(i).copied().unwrap_or('o');
+        for cell in (0..64).filter(|&cell| word & bit(cell) != 0) {
+            rows[cell / 8][cell % 8] = c;
+        }
+    }
+    FruitLevel {
+        grid: rows.into_iter().map(String::from_iter).collect(),
+        ..level.clone()
+    }
+}
+
 /// Whether a colour's two fruits stand orthogonally next to each other.
 #[inline]
 pub fn has_adjacent_pair(word: u64) -> bool {

@@ -139,3 +139,49 @@ proptest::proptest! {
         proptest::prop_assert_eq!((replay.status, replay.moves_used), (Status::Won, accepted.par));
     }
 }
+
+fn hint(lv: &FruitLevel, moves: &str) -> crate::core::Hint<String> {
+    let stop = Stop::never();
+    let limits = Limits {
+        max_states: 1_000_000,
+        stop: &stop,
+    };
+    Fruit::hint(lv, &moves.to_string(), &limits).unwrap()
+}
+
+#[test]
+fn hints_follow_the_optimal_line_and_take_back_a_losing_tilt() {
+    // Left joins the pair; down sinks the left fruit in the mud. Up and right change
+    // nothing, so they are not moves.
+    let lv = level(&["#####", "#a.a#", "#~..#", "#####"]);
+    let start = hint(&lv, "");
+    assert_eq!(
+        (start.distance, start.next.as_deref()),
+        (Some(1), Some("L"))
+    );
+    let sunk = hint(&lv, "D");
+    assert_eq!(sunk.status, Status::Lost);
+    assert_eq!((sunk.distance, sunk.next, sunk.undo), (None, None, Some(1)));
+    // Moves after the loss are taken back too: `undo` counts from the end of `moves`.
+    assert_eq!(hint(&lv, "DL").undo, Some(2));
+    let won = hint(&lv, "L");
+    assert_eq!(
+        (won.status, won.distance, won.next),
+        (Status::Won, Some(0), None)
+    );
+    assert_eq!(won.conflict, None);
+}
+
+#[test]
+fn the_position_is_the_board_after_the_tilts() {
+    let lv = level(&["######", "#a...#", "#.##.#", "#...a#", "######"]);
+    let after_up = Fruit::position(&lv, &"U".to_string()).unwrap().unwrap();
+    assert_eq!(
+        after_up.grid,
+        ["######", "#a..a#", "#.##.#", "#....#", "######"]
+    );
+    assert_eq!(analyze(&after_up).par, Some(1));
+    assert_eq!(hint(&lv, "U").distance, Some(1));
+    // Won: no fruit is left, and a level needs some.
+    assert_eq!(Fruit::position(&lv, &"UL".to_string()).unwrap(), None);
+}

@@ -11,7 +11,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    Analysis, Difficulty, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status, Tier,
+    Analysis, Difficulty, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
+    Status, Tier,
 };
 use crate::rng::LevelRng;
 use rules::{Board, Drawing, LinkPoints, Verdict};
@@ -251,6 +252,45 @@ impl Puzzle for Hashi {
                 nodes_unmet: drawing.nodes_unmet() as u32,
             },
         })
+    }
+
+    const NAMES_CONFLICT: bool = true;
+
+    /// From the proven solution: a served level has exactly one, so the links drawn can
+    /// still win exactly when each is a link of it (either way round) and none is drawn
+    /// twice; the line is then its links not yet drawn, in the solution's order.
+    fn best_line(
+        level: &HashiLevel,
+        moves: &HashiMoves,
+        limits: &Limits,
+    ) -> Result<Option<HashiMoves>, HintError> {
+        match Self::replay(level, moves)?.status {
+            Status::Won => return Ok(Some(Vec::new())),
+            Status::Lost => return Ok(None),
+            Status::Unfinished => {}
+        }
+        let analysis = Self::analyze(level, limits)?;
+        let Some(solution) = analysis.solution.filter(|_| analysis.solution_count == 1) else {
+            return Err(HintError::NotUnique);
+        };
+        let mut left: Vec<LinkPoints> = solution
+            .iter()
+            .map(|link| link.iter().map(|&[x, y]| [x as i64, y as i64]).collect())
+            .collect();
+        for drawn in moves {
+            let reversed: LinkPoints = drawn.iter().rev().copied().collect();
+            match left.iter().position(|l| l == drawn || *l == reversed) {
+                Some(i) => left.remove(i),
+                None => return Ok(None),
+            };
+        }
+        Ok(Some(left))
+    }
+
+    /// The format has no way to draw links, so no position but the start is a level.
+    fn position(level: &HashiLevel, moves: &HashiMoves) -> Result<Option<HashiLevel>, RuleError> {
+        let replay = Self::replay(level, moves)?;
+        Ok((replay.status == Status::Unfinished && replay.moves_used == 0).then(|| level.clone()))
     }
 
     fn preview_svg(level: &HashiLevel, solution: Option<&HashiSolution>) -> String {

@@ -663,3 +663,52 @@ fn candidates_per_level(d: Difficulty, max_edits: Option<u32>) -> u32 {
     }
     candidates
 }
+
+/// The golden catalog's easy level of seed 1 (see README.md), and its solution.
+fn golden_easy() -> (HashiLevel, HashiMoves) {
+    let lv = level(&["..2.2", "3.3..", "...4.", ".3..1", "2.3.1"]);
+    let stop = Stop::never();
+    let solution = Hashi::analyze(&lv, &limits(&stop))
+        .unwrap()
+        .solution
+        .unwrap();
+    let links = solution
+        .iter()
+        .map(|link| link.iter().map(|&[x, y]| [x as i64, y as i64]).collect())
+        .collect();
+    (lv, links)
+}
+
+fn hint(lv: &HashiLevel, moves: &HashiMoves) -> crate::core::Hint<HashiMoves> {
+    let stop = Stop::never();
+    Hashi::hint(lv, moves, &limits(&stop)).unwrap()
+}
+
+#[test]
+fn hints_come_from_the_unique_solution_and_name_the_first_wrong_link() {
+    let (lv, solution) = golden_easy();
+    let start = hint(&lv, &vec![]);
+    assert_eq!(start.distance, Some(12));
+    assert_eq!(start.next, Some(solution[..1].to_vec()));
+    // The second link drawn backwards is still that link.
+    let backwards: LinkPoints = solution[1].iter().rev().copied().collect();
+    let two = hint(&lv, &vec![backwards, solution[0].clone()]);
+    assert_eq!(
+        (two.distance, two.next),
+        (Some(10), Some(solution[2..3].to_vec()))
+    );
+    assert_eq!(two.conflict, None);
+    // Node (2,0) down the left through (1,0) and (1,1) to node (2,1): a well-formed
+    // link, but not one of the solution's.
+    let wrong: LinkPoints = vec![[2, 0], [1, 0], [1, 1], [2, 1]];
+    let off = hint(&lv, &vec![solution[3].clone(), wrong, solution[1].clone()]);
+    assert_eq!(off.status, Status::Unfinished);
+    assert_eq!((off.distance, off.next), (None, None));
+    assert_eq!((off.conflict, off.undo), (Some(1), Some(2)));
+    // Drawn twice: the copy covers its cells again and loses.
+    let twice = hint(&lv, &vec![solution[0].clone(), solution[0].clone()]);
+    assert_eq!(twice.status, Status::Lost);
+    assert_eq!((twice.conflict, twice.undo), (Some(1), Some(1)));
+    let won = hint(&lv, &solution);
+    assert_eq!((won.status, won.distance), (Status::Won, Some(0)));
+}

@@ -12,8 +12,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    Analysis, Difficulty, Dir, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status,
-    Tier, moves_to_string, parse_moves,
+    Analysis, Difficulty, Dir, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
+    Status, Tier, moves_to_string, parse_moves,
 };
 use crate::rng::LevelRng;
 use rules::{Board, Step, Tile, unpack};
@@ -169,6 +169,29 @@ impl Puzzle for Hopper {
         })
     }
 
+    fn best_line(
+        level: &HopperLevel,
+        moves: &String,
+        limits: &Limits,
+    ) -> Result<Option<String>, HintError> {
+        let board = Board::compile(level);
+        Ok(match reached(&board, &parse_moves(moves)?) {
+            Reached::Won => Some(String::new()),
+            Reached::Lost => None,
+            Reached::Playing(state) => solver::solve_from(&board, state, limits, SOLUTION_CAP)?
+                .solution
+                .map(|line| moves_to_string(&line)),
+        })
+    }
+
+    fn position(level: &HopperLevel, moves: &String) -> Result<Option<HopperLevel>, RuleError> {
+        let board = Board::compile(level);
+        Ok(match reached(&board, &parse_moves(moves)?) {
+            Reached::Playing(state) => rules::render(level, &board, state),
+            Reached::Won | Reached::Lost => None,
+        })
+    }
+
     fn preview_svg(level: &HopperLevel, solution: Option<&String>) -> String {
         preview::render(level, solution.map(String::as_str))
     }
@@ -177,6 +200,25 @@ impl Puzzle for Hopper {
     fn bench_level() -> HopperLevel {
         crate::game::level_of_key::<Self>(Difficulty::Expert, 29)
     }
+}
+
+/// Where some hops leave the hopper.
+enum Reached {
+    Playing(u128),
+    Won,
+    Lost,
+}
+
+fn reached(board: &Board, moves: &[Dir]) -> Reached {
+    let mut state = board.start_state();
+    for &d in moves {
+        match board.step(state, d) {
+            Step::To(next) => state = next,
+            Step::Won => return Reached::Won,
+            Step::GoalEarly(_) | Step::Fell => return Reached::Lost,
+        }
+    }
+    Reached::Playing(state)
 }
 
 /// A replay in progress: the state, and how the sequence ended once it has.

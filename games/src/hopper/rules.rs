@@ -290,6 +290,42 @@ pub fn unpack(state: u128) -> (usize, u16, u128) {
     (pos, stars, gone)
 }
 
+/// The level as it stands in `state`: the hopper's cell becomes the start, gone dirt
+/// water, collected stars vanish. `None` when the hopper stands on dirt (the start is
+/// grass, so the grid cannot say that its cell will crumble).
+pub fn render(level: &HopperLevel, board: &Board, state: u128) -> Option<HopperLevel> {
+    let (pos, stars, gone) = unpack(state);
+    if board.dirt & (1 << pos) != 0 {
+        return None;
+    }
+    let grid = grid::cells(&level.grid)
+        .map(|(x, y, c)| {
+            let cell = y * level.width + x;
+            match c {
+                _ if cell == pos => 'S',
+                _ if gone & (1 << cell) != 0 => '~',
+                'S' => '.',
+                c => c,
+            }
+        })
+        .collect::<Vec<char>>()
+        .chunks(level.width)
+        .map(String::from_iter)
+        .collect();
+    let stars = level
+        .stars
+        .iter()
+        .zip(&board.star_cells)
+        .filter(|&(_, &cell)| stars & board.star_bit[cell] == 0)
+        .map(|(&star, _)| star)
+        .collect();
+    Some(HopperLevel {
+        grid,
+        stars,
+        ..level.clone()
+    })
+}
+
 /// Checks every rule of the hopper level format.
 pub fn validate(level: &HopperLevel) -> Result<(), RuleError> {
     let (w, h) = (level.width, level.height);

@@ -97,8 +97,17 @@ impl Arena {
 /// is no perfect sequence (states with no bound at all can never win and are just
 /// dropped). `expanded` counts the states of every pass.
 pub fn solve(board: &Board, limits: &Limits, cap: u64) -> Result<Solved, Exhausted> {
+    solve_from(board, board.start_state(), limits, cap)
+}
+
+/// As [`solve`], from any state of the board (the position a replay reached).
+pub fn solve_from(
+    board: &Board,
+    start: u128,
+    limits: &Limits,
+    cap: u64,
+) -> Result<Solved, Exhausted> {
     let bounds = Bounds::new(board);
-    let start = board.start_state();
     let mut expanded = 0u64;
     let mut bound = bounds.lower_bound(start);
     while let Some(b) = bound {

@@ -413,3 +413,42 @@ fn tiers_grow_with_the_difficulty() {
     }
     assert_eq!(tiers[0].params.arrow_permille, 0);
 }
+
+fn hint(lv: &HopperLevel, moves: &str) -> crate::core::Hint<String> {
+    let stop = Stop::never();
+    let limits = Limits {
+        max_states: 1_000_000,
+        stop: &stop,
+    };
+    Hopper::hint(lv, &moves.to_string(), &limits).unwrap()
+}
+
+#[test]
+fn hints_count_the_hops_left_and_take_back_a_fall() {
+    let lv = level(&["G", ".", "S"], &[]);
+    let start = hint(&lv, "");
+    assert_eq!(
+        (start.distance, start.next.as_deref()),
+        (Some(2), Some("U"))
+    );
+    assert_eq!(hint(&lv, "U").distance, Some(1));
+    let fell = hint(&lv, "UL");
+    assert_eq!(fell.status, Status::Lost);
+    assert_eq!((fell.distance, fell.undo), (None, Some(1)));
+    assert_eq!(hint(&lv, "UU").distance, Some(0));
+}
+
+#[test]
+fn the_position_moves_the_start_and_drops_the_dirt_and_stars_behind() {
+    // Hop up over the star onto grass, leaving the dirt below behind as water.
+    let lv = level(&["G", ".", ".", ":", "S"], &[[0, 2]]);
+    assert_eq!(
+        Hopper::position(&lv, &"U".to_string()).unwrap(),
+        None,
+        "on dirt"
+    );
+    let after = Hopper::position(&lv, &"UU".to_string()).unwrap().unwrap();
+    assert_eq!(after.grid, ["G", ".", "S", "~", "."]);
+    assert!(after.stars.is_empty());
+    assert_eq!(analyze(&after).par, Some(2));
+}

@@ -12,8 +12,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::core::{
-    Analysis, Difficulty, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status, Tier,
-    moves_to_string, parse_moves,
+    Analysis, Difficulty, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
+    Status, Tier, moves_to_string, parse_moves,
 };
 use crate::grid;
 use crate::rng::LevelRng;
@@ -229,6 +229,27 @@ impl Puzzle for Skiddy {
         })
     }
 
+    fn best_line(
+        level: &SkiddyLevel,
+        moves: &String,
+        limits: &Limits,
+    ) -> Result<Option<String>, HintError> {
+        let (board, start) = Board::compile(level);
+        let state = state_after(&board, start, &parse_moves(moves)?);
+        let findings = solver::explore(&board, state, limits)?.findings(SOLUTION_CAP);
+        Ok(findings.solution.as_deref().map(moves_to_string))
+    }
+
+    fn position(level: &SkiddyLevel, moves: &String) -> Result<Option<SkiddyLevel>, RuleError> {
+        let (board, start) = Board::compile(level);
+        let state = state_after(&board, start, &parse_moves(moves)?);
+        Ok(if Board::is_win(state) {
+            None
+        } else {
+            rules::render(level, &board, state)
+        })
+    }
+
     fn medals(par: u32, replay: &Replay<SkiddyReplay>) -> Vec<&'static str> {
         if replay.status != Status::Won {
             return Vec::new();
@@ -262,6 +283,17 @@ impl Puzzle for Skiddy {
 }
 
 /// The designers' three rules of correctness (games/src/skiddy/README.md).
+/// The position `moves` reach from `state`, stopping at a win (skiddy has no loss).
+fn state_after(board: &Board, mut state: rules::State, moves: &[crate::core::Dir]) -> rules::State {
+    for &dir in moves {
+        if Board::is_win(state) {
+            break;
+        }
+        state = board.tilt(state, dir);
+    }
+    state
+}
+
 fn fairness(par: Option<u32>, metrics: &SkiddyMetrics) -> Result<(), &'static str> {
     if metrics.dead_ends > 0 {
         return Err("dead ends");

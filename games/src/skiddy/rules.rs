@@ -629,6 +629,32 @@ pub fn validate(level: &SkiddyLevel) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// The level with the movables of `state` in place of the start's; `None` when a
+/// movable rests in a pit (the grid has no symbol for that).
+pub fn render(level: &SkiddyLevel, board: &Board, state: State) -> Option<SkiddyLevel> {
+    if state.occupied() & board.pits != 0 {
+        return None;
+    }
+    let inner = |x: usize, y: usize| x > 0 && y > 0 && x < level.width - 1 && y < level.height - 1;
+    let grid = grid::cells(&level.grid)
+        .map(|(x, y, c)| match c {
+            _ if !inner(x, y) || c == '#' => c,
+            _ => match state.kind_at(cell_of(x, y)) {
+                0 if c == 'O' => 'O',
+                0 => '.',
+                k => char_of_kind(k),
+            },
+        })
+        .collect::<Vec<char>>()
+        .chunks(level.width)
+        .map(String::from_iter)
+        .collect();
+    Some(SkiddyLevel {
+        grid,
+        ..level.clone()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -399,3 +399,33 @@ fn mid_level_analysis() {
     let a = analyze(&lv);
     assert_eq!(a.states, 223_079);
 }
+
+fn hint(lv: &SkiddyLevel, moves: &str) -> crate::core::Hint<String> {
+    let stop = Stop::never();
+    let limits = Limits {
+        max_states: 1_000_000,
+        stop: &stop,
+    };
+    Skiddy::hint(lv, &moves.to_string(), &limits).unwrap()
+}
+
+#[test]
+fn hints_walk_the_optimal_line_and_take_back_the_push_into_the_corner() {
+    // The level of `a_crate_stuck_in_front_of_the_goal_makes_dead_ends`: par 4, DRUR.
+    let lv = level(&["######", "#rc..R", "#....#", "######"]);
+    let start = hint(&lv, "");
+    assert_eq!(
+        (start.distance, start.next.as_deref()),
+        (Some(4), Some("D"))
+    );
+    assert_eq!(hint(&lv, "D").distance, Some(3));
+    // R pushes the crate to (3,1): the red can still go round it. A second R pushes it
+    // to (4,1), the only cell the red exits from: a dead end, one push too far.
+    assert!(hint(&lv, "R").distance.is_some());
+    let stuck = hint(&lv, "RR");
+    assert_eq!((stuck.distance, stuck.undo), (None, Some(1)));
+    assert_eq!(stuck.status, Status::Unfinished);
+    let after = Skiddy::position(&lv, &"R".to_string()).unwrap().unwrap();
+    assert_eq!(after.grid, ["######", "#.rc.R", "#....#", "######"]);
+    assert_eq!(analyze(&after).par, hint(&lv, "R").distance);
+}

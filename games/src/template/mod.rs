@@ -14,8 +14,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    Analysis, Difficulty, Dir, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status,
-    Tier, moves_to_string, parse_moves,
+    Analysis, Difficulty, Dir, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
+    Status, Tier, moves_to_string, parse_moves,
 };
 use crate::grid::{cells, check_shape};
 use crate::rng::LevelRng;
@@ -219,6 +219,42 @@ impl Puzzle for Template {
         })
     }
 
+    /// The simplest exact way, fit for any game whose format can express every
+    /// position: the solver on the position as a level of its own.
+    fn best_line(
+        level: &TemplateLevel,
+        moves: &String,
+        limits: &Limits,
+    ) -> Result<Option<String>, HintError> {
+        match Self::position(level, moves)? {
+            None => Ok(Some(String::new())),
+            Some(here) => Ok(Self::analyze(&here, limits)?.solution),
+        }
+    }
+
+    /// The walker's cell becomes the start; `None` once it stands on the goal.
+    fn position(level: &TemplateLevel, moves: &String) -> Result<Option<TemplateLevel>, RuleError> {
+        let board = Board::new(level);
+        let at = board.walk(&parse_moves(moves)?);
+        if at == board.goal {
+            return Ok(None);
+        }
+        let grid = cells(&level.grid)
+            .map(|(x, y, c)| match c {
+                _ if y * level.width + x == at => '@',
+                '@' => '.',
+                c => c,
+            })
+            .collect::<Vec<char>>()
+            .chunks(level.width)
+            .map(String::from_iter)
+            .collect();
+        Ok(Some(TemplateLevel {
+            grid,
+            ..level.clone()
+        }))
+    }
+
     fn preview_svg(level: &TemplateLevel, solution: Option<&String>) -> String {
         let mut svg = Svg::new(level.width, level.height, "#f4f1ea");
         for (x, y, c) in cells(&level.grid) {
@@ -286,6 +322,18 @@ impl Board {
             board.open.push(c != '#');
         }
         board
+    }
+
+    /// Where the walker stands after `moves`, stopping on the goal.
+    fn walk(&self, moves: &[Dir]) -> usize {
+        let mut at = self.start;
+        for &dir in moves {
+            if at == self.goal {
+                break;
+            }
+            at = self.step(at, dir).unwrap_or(at);
+        }
+        at
     }
 
     /// The cell one step from `at`, if it is open and on the board.

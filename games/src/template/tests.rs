@@ -77,3 +77,26 @@ fn the_preview_draws_the_board_and_the_solution() {
     assert_eq!(plain.matches("<line").count(), 0);
     assert_eq!(solved.matches("<line").count(), 2, "one segment per move");
 }
+
+#[test]
+fn hints_walk_a_shortest_path_from_wherever_the_walker_is() {
+    let open = level(&["#####", "#@..#", "#...#", "#..*#", "#####"]);
+    let stop = Stop::never();
+    let limits = Limits {
+        max_states: 1000,
+        stop: &stop,
+    };
+    let hint = |moves: &str| Template::hint(&open, &moves.to_string(), &limits).unwrap();
+    assert_eq!(
+        (hint("").distance, hint("").next.as_deref()),
+        (Some(4), Some("D"))
+    );
+    // Into the wall: the walker stays, the move still counts.
+    assert_eq!(hint("U").distance, Some(4));
+    assert_eq!(hint("RR").next.as_deref(), Some("D"));
+    assert_eq!(hint("DDRR").distance, Some(0));
+    let moved = Template::position(&open, &"R".to_string())
+        .unwrap()
+        .unwrap();
+    assert_eq!(moved.grid, ["#####", "#.@.#", "#...#", "#..*#", "#####"]);
+}

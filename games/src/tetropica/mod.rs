@@ -13,8 +13,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    Analysis, Difficulty, Exhausted, Limits, Puzzle, Rejection, Replay, RuleError, Status, Tier,
+    Analysis, Difficulty, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
+    Status, Tier,
 };
+use crate::grid;
 use crate::rng::LevelRng;
 use rules::{Board, Play, bits, carve_distance, letter_of};
 use solver::{COUNT_CAP, Candidate, Table};
@@ -188,6 +190,33 @@ impl Puzzle for Tetropica {
         })
     }
 
+    const NAMES_CONFLICT: bool = true;
+
+    /// The solver on the position as a level of its own. Every win of a served level
+    /// needs its whole hand (`min_pieces == pieces`), so every win from a position
+    /// reached on it needs the whole hand left, which is what the solver places.
+    fn best_line(
+        level: &TetropicaLevel,
+        moves: &Vec<Placement>,
+        limits: &Limits,
+    ) -> Result<Option<Vec<Placement>>, HintError> {
+        let board = Board::compile(level);
+        let play = play_of(&board, moves)?;
+        if board.joined(play.carved) {
+            return Ok(Some(Vec::new()));
+        }
+        Ok(Self::analyze(&render(level, &board, &play), limits)?.solution)
+    }
+
+    fn position(
+        level: &TetropicaLevel,
+        moves: &Vec<Placement>,
+    ) -> Result<Option<TetropicaLevel>, RuleError> {
+        let board = Board::compile(level);
+        let play = play_of(&board, moves)?;
+        Ok((!board.joined(play.carved)).then(|| render(level, &board, &play)))
+    }
+
     fn preview_svg(level: &TetropicaLevel, solution: Option<&Vec<Placement>>) -> String {
         preview::render(level, solution.map(Vec::as_slice))
     }
@@ -195,6 +224,39 @@ impl Puzzle for Tetropica {
     /// The expert level with the most solver states among seeds 1..=100.
     fn bench_level() -> TetropicaLevel {
         crate::game::level_of_key::<Self>(Difficulty::Expert, 87)
+    }
+}
+
+/// The carving and hand the placements leave, stopping at a win.
+fn play_of(board: &Board, moves: &[Placement]) -> Result<Play, RuleError> {
+    let mut play = Play::start(board);
+    for (i, placement) in moves.iter().enumerate() {
+        if board.joined(play.carved) {
+            break;
+        }
+        play.place(board, placement, i)?;
+    }
+    Ok(play)
+}
+
+/// The level as the placements left it: carved tiles open, the pieces used gone.
+fn render(level: &TetropicaLevel, board: &Board, play: &Play) -> TetropicaLevel {
+    let grid = grid::cells(&level.grid)
+        .map(|(x, y, c)| {
+            if play.carved & board.bit(x, y) != 0 {
+                '.'
+            } else {
+                c
+            }
+        })
+        .collect::<Vec<char>>()
+        .chunks(level.width)
+        .map(String::from_iter)
+        .collect();
+    TetropicaLevel {
+        grid,
+        pieces: play.hand.letters(),
+        ..level.clone()
     }
 }
 

@@ -573,3 +573,36 @@ fn served_hard_and_expert_levels_agree_with_brute_force() {
         }
     }
 }
+
+fn hint(lv: &TetropicaLevel, moves: &[Placement]) -> crate::core::Hint<Vec<Placement>> {
+    let stop = Stop::never();
+    let limits = Limits {
+        max_states: 1_000_000,
+        stop: &stop,
+    };
+    Tetropica::hint(lv, &moves.to_vec(), &limits).unwrap()
+}
+
+#[test]
+fn hints_place_the_rest_of_the_hand_and_name_the_piece_no_solution_has() {
+    // The golden catalog's easy level of seed 1: I along the bottom row, Z up the left.
+    let lv = level(&["##ooo", "Eoooo", "ooo##", "o#o#o", "ooooS"], "IZ");
+    let bottom = placement("I", &[(0, 4), (1, 4), (2, 4), (3, 4)]);
+    let start = hint(&lv, &[]);
+    assert_eq!(start.distance, Some(2));
+    let first = hint(&lv, std::slice::from_ref(&bottom));
+    assert_eq!(first.distance, Some(1));
+    let z = first.next.expect("one piece left")[0].clone();
+    assert_eq!(z.piece, "Z");
+    assert_eq!(hint(&lv, &[bottom, z]).status, Status::Won);
+    // The I along row 1 from E: what is left of S's side needs four tiles in a column
+    // and a turn to reach it, which no Z is.
+    let row_one = placement("I", &[(1, 1), (2, 1), (3, 1), (4, 1)]);
+    let off = hint(&lv, std::slice::from_ref(&row_one));
+    assert_eq!((off.distance, off.next), (None, None));
+    assert_eq!((off.conflict, off.undo), (Some(0), Some(1)));
+    let position = Tetropica::position(&lv, &vec![row_one]).unwrap().unwrap();
+    assert_eq!(position.grid, ["##ooo", "E....", "ooo##", "o#o#o", "ooooS"]);
+    assert_eq!(position.pieces, "Z");
+    assert_eq!(analyze(&position).par, None);
+}
