@@ -435,6 +435,19 @@ impl<X> Replay<X> {
     }
 }
 
+/// One grid character an editor can place, with what it is called.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Piece {
+    pub char: char,
+    pub name: &'static str,
+}
+
+impl Piece {
+    pub const fn new(char: char, name: &'static str) -> Piece {
+        Piece { char, name }
+    }
+}
+
 /// One game, as a table of pure functions in the spirit of Simon Tatham's `game` struct.
 /// Nothing here knows of HTTP, SQL or async; [`crate::registry`] turns it into a
 /// [`crate::Game`] the service can use.
@@ -454,6 +467,11 @@ pub trait Puzzle: Send + Sync + 'static {
     /// `grid.*` and `moves.letters` included); the contract lists them for 422 answers
     /// and a test checks the list against the game's source.
     const RULES: &'static [&'static str];
+    /// The grid characters an editor offers, the blank first: a click places the chosen
+    /// piece, and a click on a cell that already holds it puts the blank back. A
+    /// character that needs more than its cell (fruit's anteater and its facing) is left
+    /// out; a test places each piece on the bench level to check the grid accepts it.
+    const PALETTE: &'static [Piece];
     /// Every medal [`Puzzle::medals`] can award.
     const MEDALS: &'static [&'static str] = &["par"];
 

@@ -11,8 +11,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::core::{
-    Analysis, Difficulty, Exhausted, HintError, Limits, Puzzle, Rejection, RuleError, Status, Stop,
-    Tier,
+    Analysis, Difficulty, Exhausted, HintError, Limits, Piece, Puzzle, Rejection, RuleError,
+    Status, Stop, Tier,
 };
 use crate::rng::LevelRng;
 
@@ -24,6 +24,8 @@ pub trait Game: Send + Sync {
     fn solution_count_cap(&self) -> u64;
     /// The `metrics` entries `/stats` summarises (see [`Puzzle::KEY_METRICS`]).
     fn key_metrics(&self) -> &'static [&'static str];
+    /// The pieces an editor places on the grid (see [`Puzzle::PALETTE`]).
+    fn palette(&self) -> &'static [Piece];
     /// Every tier's parameters and acceptance window, for `GET /games`.
     fn tiers(&self) -> Value;
     /// Runs the seeded generation loop for one key.
@@ -378,6 +380,10 @@ impl<P: Puzzle> Game for Adapter<P> {
 
     fn key_metrics(&self) -> &'static [&'static str] {
         P::KEY_METRICS
+    }
+
+    fn palette(&self) -> &'static [Piece] {
+        P::PALETTE
     }
 
     fn tiers(&self) -> Value {

@@ -25,8 +25,8 @@ pub mod tetropica;
 pub mod template;
 
 pub use crate::core::{
-    Analysis, Difficulty, Dir, Exhausted, Hint, HintError, Limits, MoveList, Puzzle, Rejection,
-    Replay, RuleError, Status, Stop, Tier,
+    Analysis, Difficulty, Dir, Exhausted, Hint, HintError, Limits, MoveList, Piece, Puzzle,
+    Rejection, Replay, RuleError, Status, Stop, Tier,
 };
 pub use crate::game::{Accepted, CheckOutcome, Game, GameError, GenerateError, Generated, Summary};
 pub use crate::rng::LevelRng;

@@ -1,4 +1,4 @@
-//! `GET /`: the designer dashboard, three static files compiled into the binary so it
+//! `GET /`: the designer dashboard, four static files compiled into the binary so it
 //! runs offline with no build step. The page reads the same JSON API as everyone else.
 
 use std::sync::LazyLock;
@@ -10,6 +10,7 @@ use crate::compression::{self, Variants};
 
 const INDEX: &str = include_str!("../dashboard/index.html");
 const SCRIPT: &str = include_str!("../dashboard/app.js");
+const LEVEL_SCRIPT: &str = include_str!("../dashboard/level.js");
 const STYLE: &str = include_str!("../dashboard/style.css");
 
 /// Only our own files and images; no inline script, no third-party hosts.
@@ -24,6 +25,13 @@ pub async fn index(request: HeaderMap) -> Response {
 
 pub async fn script(request: HeaderMap) -> Response {
     static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(SCRIPT));
+    static JAVASCRIPT: HeaderValue = HeaderValue::from_static("text/javascript; charset=utf-8");
+    asset(&request, &JAVASCRIPT, &BODY)
+}
+
+/// The level dialog: view, play and edit.
+pub async fn level_script(request: HeaderMap) -> Response {
+    static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(LEVEL_SCRIPT));
     static JAVASCRIPT: HeaderValue = HeaderValue::from_static("text/javascript; charset=utf-8");
     asset(&request, &JAVASCRIPT, &BODY)
 }

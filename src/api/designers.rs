@@ -86,6 +86,7 @@ pub async fn games(State(state): State<AppState>) -> Json<Value> {
                 "version": g.version(),
                 "solution_count_cap": g.solution_count_cap(),
                 "key_metrics": g.key_metrics(),
+                "palette": g.palette(),
                 "tiers": g.tiers(),
             })
         })

@@ -89,6 +89,7 @@ fn router(state: AppState, overload: Arc<Overload>) -> Router {
     let routes = Router::new()
         .route("/", get(dashboard::index))
         .route("/dashboard/app.js", get(dashboard::script))
+        .route("/dashboard/level.js", get(dashboard::level_script))
         .route("/dashboard/style.css", get(dashboard::style))
         .route("/levels", get(browse::browse).layer(compression::dynamic()))
         .route("/levels/daily", get(daily::daily))

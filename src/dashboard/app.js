@@ -5,13 +5,32 @@ const SVG = "http://www.w3.org/2000/svg";
 const $ = (selector) => document.querySelector(selector);
 const PAGE = 24;
 
-const view = { game: "", difficulty: "hard", next: null, levels: [] };
+const view = { game: "", difficulty: "hard", next: null, levels: [], games: new Map() };
 
 async function getJson(url) {
   const response = await fetch(url);
   const body = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(body.detail || `${url}: HTTP ${response.status}`);
   return body;
+}
+
+// A POST of JSON; the answer's status and body, whatever the status (problem+json on errors).
+async function post(url, body, headers = {}) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  const type = response.headers.get("content-type") || "";
+  const answer = type.includes("json") ? await response.json().catch(() => ({})) : await response.text();
+  return { ok: response.ok, status: response.status, body: answer, retryAfter: response.headers.get("retry-after") };
+}
+
+function problem(answer) {
+  const body = answer.body || {};
+  const rule = body.rule ? ` (rule ${body.rule})` : "";
+  const retry = answer.retryAfter ? `; try again in ${answer.retryAfter} s` : "";
+  return `${body.detail || body.title || `HTTP ${answer.status}`}${rule}${retry}`;
 }
 
 function element(tag, attributes = {}, text) {
@@ -77,8 +96,8 @@ function frame(container, yMax, width = W, height = H) {
   return svg;
 }
 
-function empty(container, message) {
-  const svg = svgElement("svg", { viewBox: `0 0 ${W} 40` });
+function empty(container, message, width = W) {
+  const svg = svgElement("svg", { viewBox: `0 0 ${width} 40` });
   svg.append(svgElement("text", { class: "empty", x: 8, y: 24 }, message));
   container.replaceChildren(svg);
 }
@@ -102,7 +121,7 @@ function barChart(container, bars, { format = (v) => String(v), yMax } = {}) {
 }
 
 function scatter(container, points, onPick) {
-  if (!points.length) return empty(container, "no rated levels among those shown: players' first plays rate them");
+  if (!points.length) return empty(container, "no rated levels among those shown: players' first plays rate them", WIDE.width);
   const xs = points.map((p) => p.x), ys = points.map((p) => p.y);
   const [x0, x1] = [Math.min(...xs) - 1, Math.max(...xs) + 1];
   const [y0, y1] = [Math.min(...ys) - 50, Math.max(...ys) + 50];
@@ -221,35 +240,6 @@ function showLevels() {
   );
 }
 
-async function openLevel(level) {
-  const dialog = $("#level");
-  $("#level-title").textContent = `${level.game} · ${level.difficulty} · seed ${level.seed}`;
-  $("#level-preview").src = `${level.links.preview}&solution=true`;
-  $("#level-json").href = level.links.level;
-  const facts = [
-    ["par", level.par],
-    ["rating", level.rating === null ? "unrated" : `${level.rating} ± ${level.rating_deviation}`],
-    ["rating vs its par", level.rating_above_par === null ? "–" : signed(level.rating_above_par)],
-    ["rated plays", level.rated_plays],
-    ["solver states", level.states],
-    ["optimal solutions", level.solution_count],
-    ["attempts", level.attempts],
-    ["generate / solve ms", `${level.generate_ms} / ${level.solve_ms}`],
-    ["version", level.version],
-  ];
-  $("#level-facts").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", {}, name), element("dd", {}, String(value))]));
-  $("#level-solution").textContent = "…";
-  $("#level-metrics").textContent = "…";
-  if (!dialog.open) dialog.showModal();
-  try {
-    const stored = await getJson(level.links.level);
-    $("#level-solution").textContent = JSON.stringify(stored.solution);
-    $("#level-metrics").textContent = JSON.stringify(stored.metrics, null, 2);
-  } catch (error) {
-    $("#level-metrics").textContent = error.message;
-  }
-}
-
 async function loadPage(url) {
   const page = await getJson(url);
   view.levels.push(...page.levels);
@@ -299,6 +289,7 @@ async function start() {
   }
   try {
     const games = await getJson("/games");
+    for (const game of games.games) view.games.set(game.name, game);
     $("#game").replaceChildren(...games.games.map((g) => element("option", { value: g.name }, g.title)));
     $("#game").value = wanted.get("game") || games.default;
   } catch (error) {

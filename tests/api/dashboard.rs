@@ -15,6 +15,7 @@ async fn dashboard_files_are_self_contained_and_revalidate() {
     for (path, content_type) in [
         ("/", "text/html; charset=utf-8"),
         ("/dashboard/app.js", "text/javascript; charset=utf-8"),
+        ("/dashboard/level.js", "text/javascript; charset=utf-8"),
         ("/dashboard/style.css", "text/css; charset=utf-8"),
     ] {
         let response = client().get(server.url(path)).send().await.unwrap();
@@ -43,6 +44,7 @@ async fn dashboard_files_are_self_contained_and_revalidate() {
     let html = server.get("/").await.body;
     assert!(
         html.contains("src=\"/dashboard/app.js\"")
+            && html.contains("src=\"/dashboard/level.js\"")
             && html.contains("href=\"/dashboard/style.css\"")
     );
     server.stop().await;
@@ -70,49 +72,91 @@ async fn seed_levels_and_plays(server: &TestApp) {
     }
 }
 
-#[tokio::test]
-#[cfg_attr(
-    not(feature = "test-browser"),
-    ignore = "needs Chromium and Node: scripts/test.sh sets them up"
-)]
-async fn dashboard_renders_and_opens_a_level_in_headless_chromium() {
+/// Runs one script of tests/browser against the server; its screenshots go to `shots`.
+async fn run_browser_script(server: &TestApp, script: &str, shots: &Path) -> String {
     let script_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-    // The same default as dashboard.mjs.
+    // The same default as common.mjs.
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     assert!(
         script_dir.join("node_modules/playwright-core").is_dir() && Path::new(&chromium).exists(),
         "the browser test needs Chromium at {chromium} and `npm ci --prefix tests/browser` \
          (scripts/test.sh sets both up)"
     );
-    let server = TestApp::spawn_with(&[
+    let run = tokio::process::Command::new("node")
+        .arg(script_dir.join(script))
+        .arg(server.url(""))
+        .arg(shots)
+        .output()
+        .await
+        .expect("node runs");
+    let report = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        run.status.success(),
+        "{script} failed:\n{}\n{report}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    report
+}
+
+fn assert_screenshots(shots: &Path, names: &[&str]) {
+    for shot in names {
+        let png = std::fs::read(shots.join(shot)).unwrap();
+        assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{shot}");
+    }
+}
+
+/// A server for a browser: one address plays, hints and verifies every game and tier, so
+/// no per-client budgets.
+async fn spawn_for_browser() -> TestApp {
+    TestApp::spawn_with(&[
         "--gen-queue-wait-ms",
         "60000",
-        // One address plays and verifies every game and tier: no per-client budgets.
         "--rate-limit-plays-per-min",
         "0",
         "--rate-limit-verify-per-min",
         "0",
+        "--rate-limit-hints-per-min",
+        "0",
     ])
-    .await;
+    .await
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(feature = "test-browser"),
+    ignore = "needs Chromium and Node: scripts/test.sh sets them up"
+)]
+async fn dashboard_renders_and_opens_a_level_in_headless_chromium() {
+    let server = spawn_for_browser().await;
     seed_levels_and_plays(&server).await;
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard");
-    let run = tokio::process::Command::new("node")
-        .arg(script_dir.join("dashboard.mjs"))
-        .arg(server.url(""))
-        .arg(&shots)
-        .output()
-        .await
-        .expect("node runs");
-    let report = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "browser run failed:\n{}\n{report}",
-        String::from_utf8_lossy(&run.stderr)
+    println!(
+        "{}",
+        run_browser_script(&server, "dashboard.mjs", &shots).await
     );
-    println!("{report}");
-    for shot in ["dashboard.png", "dashboard-level.png"] {
-        let png = std::fs::read(shots.join(shot)).unwrap();
-        assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{shot}");
-    }
+    assert_screenshots(&shots, &["dashboard.png", "dashboard-level.png"]);
+    server.stop().await;
+}
+
+/// Every game played to a win by its hints, and fruit and skiddy edited into unsolvable
+/// levels and back (tests/browser/play.mjs says exactly what it checks).
+#[tokio::test]
+#[cfg_attr(
+    not(feature = "test-browser"),
+    ignore = "needs Chromium and Node: scripts/test.sh sets them up"
+)]
+async fn dashboard_plays_and_edits_every_game_in_headless_chromium() {
+    let server = spawn_for_browser().await;
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard-play");
+    println!("{}", run_browser_script(&server, "play.mjs", &shots).await);
+    assert_screenshots(
+        &shots,
+        &[
+            "dashboard-play.png",
+            "dashboard-won.png",
+            "dashboard-edit.png",
+            "dashboard-edit-unsolvable.png",
+        ],
+    );
     server.stop().await;
 }

@@ -79,6 +79,36 @@ async fn every_tier_serves_a_level_in_its_window() {
 }
 
 #[tokio::test]
+async fn games_list_the_pieces_an_editor_places() {
+    let app = TestApp::spawn().await;
+    let games = app.get_json("/games").await;
+    for game in games["games"].as_array().unwrap() {
+        let palette = game["palette"].as_array().unwrap();
+        assert!(palette.len() >= 2, "{game}");
+        for piece in palette {
+            assert_eq!(
+                piece["char"].as_str().unwrap().chars().count(),
+                1,
+                "{piece}"
+            );
+            assert!(!piece["name"].as_str().unwrap().is_empty(), "{piece}");
+        }
+    }
+    let fruit = &games["games"][0];
+    assert_eq!(fruit["name"], "fruit");
+    assert_eq!(fruit["palette"][0], json!({"char": ".", "name": "floor"}));
+    assert!(
+        !fruit["palette"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["char"] == "A"),
+        "an anteater needs its facing too: not a one-click piece"
+    );
+    app.stop().await;
+}
+
+#[tokio::test]
 async fn check_replays_moves_and_awards_the_par_medal() {
     let app = TestApp::spawn().await;
     let level = app.get_level("fruit", "medium", 5).await;

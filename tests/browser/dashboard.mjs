@@ -1,39 +1,11 @@
 // Drives the dashboard in Debian's headless Chromium: the page loads offline, the charts
 // and previews render, clicking a level opens it. Writes two screenshots.
 // Usage: node dashboard.mjs <server url> <screenshot dir>   (exit 1 with a reason on failure)
-import { chromium } from "playwright-core";
-import { mkdirSync } from "node:fs";
+import { args, check, withPage } from "./common.mjs";
 
-const [base, shots] = process.argv.slice(2);
-if (!base || !shots) {
-  console.error("usage: node dashboard.mjs <server url> <screenshot dir>");
-  process.exit(2);
-}
-mkdirSync(shots, { recursive: true });
+const { base, shots } = args("dashboard.mjs");
 
-const problems = [];
-const check = (ok, what) => ok || problems.push(what);
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-  ],
-});
-try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
-  // Offline: any request that leaves the server under test is a failure.
-  const origin = new URL(base).origin;
-  await page.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith(origin)) return route.continue();
-    problems.push(`request to another host: ${url}`);
-    return route.abort();
-  });
-
+await withPage(base, async (page) => {
   await page.goto(`${base}/?game=skiddy&difficulty=hard`);
   await page.waitForSelector("body[data-ready=true]", { timeout: 30000 });
   check(await page.locator("#status").textContent() === "", "the page reported an error");
@@ -93,12 +65,4 @@ try {
   );
 
   console.log(JSON.stringify({ cards, screenshots: [`${shots}/dashboard.png`, `${shots}/dashboard-level.png`] }));
-} catch (error) {
-  problems.push(String(error));
-} finally {
-  await browser.close();
-}
-if (problems.length) {
-  console.error(problems.join("\n"));
-  process.exit(1);
-}
+});

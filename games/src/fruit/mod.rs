@@ -10,8 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    Analysis, Difficulty, Dir, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
-    Status, Tier, moves_to_string, parse_moves,
+    Analysis, Difficulty, Dir, Exhausted, HintError, Limits, Piece, Puzzle, Rejection, Replay,
+    RuleError, Status, Tier, moves_to_string, parse_moves,
 };
 use crate::rng::LevelRng;
 use crate::tilt;
@@ -89,6 +89,21 @@ impl Puzzle for Fruit {
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
     const KEY_METRICS: &'static [&'static str] = &["dead_ends", "reachable", "pairs", "stones"];
+    const PALETTE: &'static [Piece] = &[
+        Piece::new('.', "floor"),
+        Piece::new('#', "wall"),
+        Piece::new('~', "mud"),
+        Piece::new('a', "fruit a"),
+        Piece::new('b', "fruit b"),
+        Piece::new('c', "fruit c"),
+        Piece::new('d', "fruit d"),
+        Piece::new('e', "fruit e"),
+        Piece::new('f', "fruit f"),
+        Piece::new('g', "fruit g"),
+        Piece::new('h', "fruit h"),
+        Piece::new('o', "stone"),
+        Piece::new('H', "hedgehog"),
+    ];
     const RULES: &'static [&'static str] = &[
         "grid.height",
         "grid.width",

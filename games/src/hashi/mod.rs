@@ -11,8 +11,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    Analysis, Difficulty, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
-    Status, Tier,
+    Analysis, Difficulty, Exhausted, HintError, Limits, Piece, Puzzle, Rejection, Replay,
+    RuleError, Status, Tier,
 };
 use crate::rng::LevelRng;
 use rules::{Board, Drawing, LinkPoints, Verdict};
@@ -99,6 +99,13 @@ impl Puzzle for Hashi {
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
     const KEY_METRICS: &'static [&'static str] =
         &["nodes", "guesses", "depth", "forced_permille", "waves"];
+    const PALETTE: &'static [Piece] = &[
+        Piece::new('.', "empty"),
+        Piece::new('1', "node 1"),
+        Piece::new('2', "node 2"),
+        Piece::new('3', "node 3"),
+        Piece::new('4', "node 4"),
+    ];
     const RULES: &'static [&'static str] = &[
         "grid.height",
         "grid.width",

@@ -12,8 +12,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    Analysis, Difficulty, Dir, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
-    Status, Tier, moves_to_string, parse_moves,
+    Analysis, Difficulty, Dir, Exhausted, HintError, Limits, Piece, Puzzle, Rejection, Replay,
+    RuleError, Status, Tier, moves_to_string, parse_moves,
 };
 use crate::rng::LevelRng;
 use rules::{Board, Step, Tile, unpack};
@@ -78,6 +78,17 @@ impl Puzzle for Hopper {
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
     const KEY_METRICS: &'static [&'static str] = &["stars", "arrows", "dirt", "grass"];
+    const PALETTE: &'static [Piece] = &[
+        Piece::new('~', "water"),
+        Piece::new('.', "grass"),
+        Piece::new(':', "dirt"),
+        Piece::new('^', "arrow up"),
+        Piece::new('v', "arrow down"),
+        Piece::new('<', "arrow left"),
+        Piece::new('>', "arrow right"),
+        Piece::new('S', "start"),
+        Piece::new('G', "goal"),
+    ];
     const RULES: &'static [&'static str] = &[
         "grid.height",
         "grid.width",

@@ -12,8 +12,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::core::{
-    Analysis, Difficulty, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
-    Status, Tier, moves_to_string, parse_moves,
+    Analysis, Difficulty, Exhausted, HintError, Limits, Piece, Puzzle, Rejection, Replay,
+    RuleError, Status, Tier, moves_to_string, parse_moves,
 };
 use crate::grid;
 use crate::rng::LevelRng;
@@ -131,6 +131,21 @@ impl Puzzle for Skiddy {
         "breakable",
         "skiddies",
         "colours",
+    ];
+    const PALETTE: &'static [Piece] = &[
+        Piece::new('.', "floor"),
+        Piece::new('#', "block"),
+        Piece::new('O', "pit"),
+        Piece::new('R', "red goal"),
+        Piece::new('Y', "yellow goal"),
+        Piece::new('B', "blue goal"),
+        Piece::new('G', "green goal"),
+        Piece::new('r', "red skiddy"),
+        Piece::new('y', "yellow skiddy"),
+        Piece::new('b', "blue skiddy"),
+        Piece::new('g', "green skiddy"),
+        Piece::new('c', "crate"),
+        Piece::new('i', "ice cube"),
     ];
     const RULES: &'static [&'static str] = &[
         "grid.height",

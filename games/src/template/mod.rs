@@ -14,8 +14,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    Analysis, Difficulty, Dir, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
-    Status, Tier, moves_to_string, parse_moves,
+    Analysis, Difficulty, Dir, Exhausted, HintError, Limits, Piece, Puzzle, Rejection, Replay,
+    RuleError, Status, Tier, moves_to_string, parse_moves,
 };
 use crate::grid::{cells, check_shape};
 use crate::rng::LevelRng;
@@ -69,6 +69,12 @@ impl Puzzle for Template {
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
     const KEY_METRICS: &'static [&'static str] = &["walls"];
     /// Every rule id `validate` and `replay` can name (a test compares it with the source).
+    const PALETTE: &'static [Piece] = &[
+        Piece::new('.', "floor"),
+        Piece::new('#', "wall"),
+        Piece::new('@', "start"),
+        Piece::new('*', "goal"),
+    ];
     const RULES: &'static [&'static str] = &[
         "grid.height",
         "grid.width",

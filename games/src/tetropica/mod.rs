@@ -13,8 +13,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    Analysis, Difficulty, Exhausted, HintError, Limits, Puzzle, Rejection, Replay, RuleError,
-    Status, Tier,
+    Analysis, Difficulty, Exhausted, HintError, Limits, Piece, Puzzle, Rejection, Replay,
+    RuleError, Status, Tier,
 };
 use crate::grid;
 use crate::rng::LevelRng;
@@ -88,6 +88,13 @@ impl Puzzle for Tetropica {
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = COUNT_CAP;
     const KEY_METRICS: &'static [&'static str] = &["pieces", "min_pieces", "placements", "rocks"];
+    const PALETTE: &'static [Piece] = &[
+        Piece::new('.', "empty"),
+        Piece::new('o', "tile"),
+        Piece::new('#', "rock"),
+        Piece::new('S', "start"),
+        Piece::new('E', "end"),
+    ];
     const RULES: &'static [&'static str] = &[
         "grid.height",
         "grid.width",
