@@ -89,9 +89,9 @@ impl Puzzle for Tetropica {
     const SOLUTION_COUNT_CAP: u64 = COUNT_CAP;
     const KEY_METRICS: &'static [&'static str] = &["pieces", "min_pieces", "placements", "rocks"];
     const PALETTE: &'static [Piece] = &[
-        Piece::new('.', "empty"),
         Piece::new('o', "tile"),
         Piece::new('#', "rock"),
+        Piece::new('.', "empty"),
         Piece::new('S', "start"),
         Piece::new('E', "end"),
     ];
