@@ -455,61 +455,54 @@ impl Board {
     /// The tick rules, fast: exits happen only on the line next to the border, which is
     /// the farthest along d, so each tick first lets out the skiddies facing their goal
     /// (with their groups, as the board stands at the start of the tick) and then steps
-    /// every other sliding piece, farthest first within each line (lines do not meet).
+    /// every other sliding piece at once, as bit sets: a piece advances when the cell
+    /// ahead is empty or its occupant advances in the same tick (the farther one goes
+    /// first), or when it is a skiddy pushing a crate into such a cell. Lines do not
+    /// meet, so a few rounds from the front settle a whole tick.
     fn ticks<const D: usize>(&self, mut state: State) -> State {
         let wall_ahead = self.wall_ahead[D];
         let mut sliding = state.occupied() & !state.mask(CRATE);
         let mut pushed = 0u32;
         loop {
             let mut moved = false;
-            for colour in RED..RED + COLOURS as u8 {
-                let exits = self.exit_by_kind[colour as usize][D] & sliding;
-                if exits != 0 && state.mask(colour) & exits != 0 {
-                    let group = connected(state.mask(colour) & exits, state.mask(colour));
-                    state.clear(group);
-                    sliding &= !group;
-                    moved = true;
-                }
-            }
-            let mut todo = sliding;
-            while todo != 0 {
-                let cell = farthest_along::<D>(todo);
-                todo &= !bit(cell);
-                let here = bit(cell);
-                if wall_ahead & here != 0 {
-                    sliding &= !here;
-                    continue;
-                }
-                let next = ahead::<D>(cell);
-                let occupied = state.occupied();
-                if occupied & bit(next) != 0 {
-                    let pushable = state.kind_at(next) == CRATE
-                        && pushed & bit(next) == 0
-                        && wall_ahead & bit(next) == 0
-                        && occupied & bit(ahead::<D>(next)) == 0
-                        && is_skiddy(state.kind_at(cell));
-                    if pushable {
-                        let beyond = ahead::<D>(next);
-                        state.relocate(next, beyond, CRATE);
-                        pushed |= bit(beyond);
-                        state.shift(cell, next);
-                        sliding ^= here | bit(next);
+            if sliding & self.any_exit[D] != 0 {
+                for colour in RED..RED + COLOURS as u8 {
+                    let mine = state.mask(colour);
+                    let exits = self.exit_by_kind[colour as usize][D] & sliding & mine;
+                    if exits != 0 {
+                        let group = connected(exits, mine);
+                        state.clear(group);
+                        sliding &= !group;
                         moved = true;
-                    } else {
-                        sliding &= !here;
                     }
-                    continue;
-                }
-                state.shift(cell, next);
-                moved = true;
-                sliding &= !here;
-                if self.pits & bit(next) == 0 {
-                    sliding |= bit(next);
                 }
             }
-            if !moved {
+            let occupied = state.occupied();
+            let open = sliding & !wall_ahead;
+            let pushers =
+                open & state.skiddies() & facing::<D>(state.mask(CRATE) & !pushed & !wall_ahead);
+            let mut movers = 0u32;
+            loop {
+                let free = !occupied | movers;
+                let next = (open & facing::<D>(free)) | (pushers & facing::<D>(facing::<D>(free)));
+                if next == movers {
+                    break;
+                }
+                movers = next;
+            }
+            if movers == 0 && !moved {
                 return state;
             }
+            let pushing = movers & pushers;
+            let crate_from = advance::<D>(pushing);
+            let crate_to = advance::<D>(crate_from);
+            for (i, plane) in state.0.iter_mut().enumerate() {
+                let crate_bits = crate_to & u32::from(CRATE >> i & 1).wrapping_neg();
+                *plane =
+                    (*plane & !movers & !crate_from) | advance::<D>(*plane & movers) | crate_bits;
+            }
+            pushed |= crate_to;
+            sliding = (advance::<D>(movers & !pushing) & !self.pits) | advance::<D>(pushing);
         }
     }
 }
@@ -538,6 +531,18 @@ fn behind<const D: usize>(cell: usize) -> usize {
         1 => cell.wrapping_sub(STRIDE),
         2 => cell + 1,
         _ => cell.wrapping_sub(1),
+    }
+}
+
+/// The cells one step along direction `D` from `cells` (callers pass only cells with a
+/// free cell ahead, so nothing wraps or falls off).
+#[inline(always)]
+fn advance<const D: usize>(cells: u32) -> u32 {
+    match D {
+        0 => cells >> STRIDE,
+        1 => cells << STRIDE,
+        2 => cells >> 1,
+        _ => cells << 1,
     }
 }
 
