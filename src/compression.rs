@@ -285,41 +285,72 @@ pub fn strong_etag(bytes: &[u8]) -> String {
     format!("\"{hash:016x}\"")
 }
 
-/// The answer for immutable bytes: the client's coding with its ETag, `Vary:
-/// Accept-Encoding` when the bytes are large enough to vary, and 304 when `If-None-Match`
-/// names the representation the client would get. The header values come ready made
-/// (statics): this is every warm answer's path, and building a value from text checks
-/// every byte of it.
-pub fn respond(
-    request: &HeaderMap,
-    variants: &Variants,
-    content_type: &HeaderValue,
-    cache_control: &HeaderValue,
-) -> Response {
-    static VARY: HeaderValue = HeaderValue::from_static("accept-encoding");
-    let chosen = variants.get(negotiate(request));
-    let not_modified = none_match(request, chosen.etag.to_str().expect("etag is ASCII"));
-    let mut response = if not_modified {
-        Response::new(Body::empty())
-    } else {
-        Response::new(Body::from(chosen.bytes.clone()))
-    };
-    if not_modified {
-        *response.status_mut() = StatusCode::NOT_MODIFIED;
-    }
-    let headers = response.headers_mut();
-    headers.reserve(5);
-    if !not_modified {
-        headers.insert(header::CONTENT_TYPE, content_type.clone());
-        if chosen.encoding != Encoding::Identity {
-            headers.insert(header::CONTENT_ENCODING, chosen.encoding.header_value());
+/// The headers of every answer of one media type and caching policy, made once per coding
+/// and status, with a placeholder ETag. An answer clones its template and sets the ETag in
+/// place: a clone copies two small arrays, where inserting each header hashes and probes
+/// it (and an insert into a clone, whose arrays are full, grows them), which was most of a
+/// warm answer's own cost. Shared by every body of the kind: no memory per level.
+pub struct HeaderTemplates {
+    /// By [`Encoding`]; `[without Vary, with Vary]`.
+    ok: [[HeaderMap; 2]; 4],
+    /// 304: no Content-Type or Content-Encoding.
+    not_modified: [HeaderMap; 2],
+}
+
+impl HeaderTemplates {
+    pub fn new(content_type: &'static str, cache_control: &'static str) -> HeaderTemplates {
+        let content_type = HeaderValue::from_static(content_type);
+        let cache_control = HeaderValue::from_static(cache_control);
+        let template = |encoding: Option<Encoding>, vary: bool| {
+            let mut headers = HeaderMap::with_capacity(5);
+            headers.insert(header::ETAG, HeaderValue::from_static("\"\""));
+            if let Some(encoding) = encoding {
+                headers.insert(header::CONTENT_TYPE, content_type.clone());
+                if encoding != Encoding::Identity {
+                    headers.insert(header::CONTENT_ENCODING, encoding.header_value());
+                }
+            }
+            headers.insert(header::CACHE_CONTROL, cache_control.clone());
+            if vary {
+                headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+            }
+            headers
+        };
+        let both = |encoding| [false, true].map(|vary| template(encoding, vary));
+        HeaderTemplates {
+            ok: [
+                Encoding::Identity,
+                Encoding::Brotli,
+                Encoding::Zstd,
+                Encoding::Gzip,
+            ]
+            .map(|encoding| both(Some(encoding))),
+            not_modified: both(None),
         }
     }
-    headers.insert(header::ETAG, chosen.etag.clone());
-    headers.insert(header::CACHE_CONTROL, cache_control.clone());
-    if variants.compressible() {
-        headers.insert(header::VARY, VARY.clone());
+}
+
+/// The answer for immutable bytes: the client's coding with its ETag, `Vary:
+/// Accept-Encoding` when the bytes are large enough to vary, and 304 when `If-None-Match`
+/// names the representation the client would get; the other headers from `templates`.
+pub fn respond(request: &HeaderMap, variants: &Variants, templates: &HeaderTemplates) -> Response {
+    let chosen = variants.get(negotiate(request));
+    let not_modified = none_match(request, chosen.etag.to_str().expect("etag is ASCII"));
+    let vary = usize::from(variants.compressible());
+    let (status, body, headers) = if not_modified {
+        let headers = &templates.not_modified[vary];
+        (StatusCode::NOT_MODIFIED, Body::empty(), headers)
+    } else {
+        let headers = &templates.ok[chosen.encoding as usize][vary];
+        (StatusCode::OK, Body::from(chosen.bytes.clone()), headers)
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    let mut headers = headers.clone();
+    if let Some(etag) = headers.get_mut(header::ETAG) {
+        etag.clone_from(&chosen.etag);
     }
+    *response.headers_mut() = headers;
     response
 }
 
@@ -339,10 +370,12 @@ pub fn dynamic() -> CompressionLayer<impl Predicate> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::LazyLock;
+
     use super::*;
 
-    static TEXT: HeaderValue = HeaderValue::from_static("text/plain");
-    static NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
+    static TEXT: LazyLock<HeaderTemplates> =
+        LazyLock::new(|| HeaderTemplates::new("text/plain", "no-cache"));
 
     fn accept(value: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
@@ -441,14 +474,14 @@ mod tests {
             assert_eq!(variants.get(encoding).encoding, Encoding::Identity);
         }
         let mut request = accept("br, gzip");
-        let response = respond(&request, &variants, &TEXT, &NO_CACHE);
+        let response = respond(&request, &variants, &TEXT);
         assert!(response.headers().get(header::VARY).is_none());
         assert!(response.headers().get(header::CONTENT_ENCODING).is_none());
         request.insert(
             header::IF_NONE_MATCH,
             HeaderValue::from_str(variants.etag()).unwrap(),
         );
-        let response = respond(&request, &variants, &TEXT, &NO_CACHE);
+        let response = respond(&request, &variants, &TEXT);
         assert_eq!(response.status(), StatusCode::NOT_MODIFIED);
     }
 
@@ -464,7 +497,7 @@ mod tests {
         let ask = |encoding: &str, tags: &str| {
             let mut request = accept(encoding);
             request.insert(header::IF_NONE_MATCH, HeaderValue::from_str(tags).unwrap());
-            let response = respond(&request, &variants, &TEXT, &NO_CACHE);
+            let response = respond(&request, &variants, &TEXT);
             let vary = response.headers()[header::VARY]
                 .to_str()
                 .unwrap()

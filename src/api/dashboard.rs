@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
 
-use crate::compression::{self, Variants};
+use crate::compression::{self, HeaderTemplates, Variants};
 
 const INDEX: &str = include_str!("../dashboard/index.html");
 const SCRIPT: &str = include_str!("../dashboard/app.js");
@@ -19,34 +19,39 @@ const CONTENT_SECURITY_POLICY: &str =
 
 pub async fn index(request: HeaderMap) -> Response {
     static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(INDEX));
-    static HTML: HeaderValue = HeaderValue::from_static("text/html; charset=utf-8");
+    static HTML: LazyLock<HeaderTemplates> = LazyLock::new(|| no_cache("text/html; charset=utf-8"));
     asset(&request, &HTML, &BODY)
 }
 
 pub async fn script(request: HeaderMap) -> Response {
     static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(SCRIPT));
-    static JAVASCRIPT: HeaderValue = HeaderValue::from_static("text/javascript; charset=utf-8");
+    static JAVASCRIPT: LazyLock<HeaderTemplates> =
+        LazyLock::new(|| no_cache("text/javascript; charset=utf-8"));
     asset(&request, &JAVASCRIPT, &BODY)
 }
 
 /// The level dialog: view, play and edit.
 pub async fn level_script(request: HeaderMap) -> Response {
     static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(LEVEL_SCRIPT));
-    static JAVASCRIPT: HeaderValue = HeaderValue::from_static("text/javascript; charset=utf-8");
+    static JAVASCRIPT: LazyLock<HeaderTemplates> =
+        LazyLock::new(|| no_cache("text/javascript; charset=utf-8"));
     asset(&request, &JAVASCRIPT, &BODY)
 }
 
 pub async fn style(request: HeaderMap) -> Response {
     static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(STYLE));
-    static CSS: HeaderValue = HeaderValue::from_static("text/css; charset=utf-8");
+    static CSS: LazyLock<HeaderTemplates> = LazyLock::new(|| no_cache("text/css; charset=utf-8"));
     asset(&request, &CSS, &BODY)
+}
+
+fn no_cache(content_type: &'static str) -> HeaderTemplates {
+    HeaderTemplates::new(content_type, "no-cache")
 }
 
 /// A file that changes only with the binary: revalidated by ETag, so an upgraded
 /// replica's page is picked up at once.
-fn asset(request: &HeaderMap, content_type: &HeaderValue, body: &Variants) -> Response {
-    static NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
-    let mut response = compression::respond(request, body, content_type, &NO_CACHE);
+fn asset(request: &HeaderMap, templates: &HeaderTemplates, body: &Variants) -> Response {
+    let mut response = compression::respond(request, body, templates);
     response.headers_mut().insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(CONTENT_SECURITY_POLICY),

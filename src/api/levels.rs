@@ -1,5 +1,7 @@
 //! Routes for mobile clients: levels, previews, checks and plays.
 
+use std::sync::LazyLock;
+
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -12,7 +14,7 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::params::{self, ClientIp, LevelQuery};
 use super::problem::ApiError;
-use crate::compression::{self, Variants};
+use crate::compression::{self, HeaderTemplates, Variants};
 use crate::levels::ServedLevel;
 use crate::rating::{Rating, tenths};
 use crate::store::{Idempotency, IdempotentPlay, NewPlay, StoreError, StoredPlay};
@@ -314,16 +316,19 @@ impl<'a> PlayReport<'a> {
     }
 }
 
-/// The media types of levels and previews.
-pub(super) static JSON: HeaderValue = HeaderValue::from_static("application/json");
-pub(super) static SVG: HeaderValue = HeaderValue::from_static("image/svg+xml");
+/// The headers of levels and previews, cacheable forever.
+pub(super) static JSON: LazyLock<HeaderTemplates> = LazyLock::new(|| forever("application/json"));
+pub(super) static SVG: LazyLock<HeaderTemplates> = LazyLock::new(|| forever("image/svg+xml"));
+
+fn forever(content_type: &'static str) -> HeaderTemplates {
+    HeaderTemplates::new(content_type, "public, max-age=31536000, immutable")
+}
 
 /// A cacheable-forever response in the client's coding, or 304 when it already has it.
 pub(super) fn immutable(
     request: &HeaderMap,
     body: &Variants,
-    content_type: &HeaderValue,
+    templates: &HeaderTemplates,
 ) -> Response {
-    static FOREVER: HeaderValue = HeaderValue::from_static("public, max-age=31536000, immutable");
-    compression::respond(request, body, content_type, &FOREVER)
+    compression::respond(request, body, templates)
 }
