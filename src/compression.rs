@@ -467,6 +467,28 @@ mod tests {
     }
 
     #[test]
+    fn every_coding_is_answered_with_its_own_headers() {
+        let text = "{\"cells\":[".to_string() + &"[0,1,2,3],".repeat(200) + "[]]}";
+        let variants = Variants::new(text);
+        for (asked, expected) in [
+            ("identity", None),
+            ("br", Some("br")),
+            ("zstd", Some("zstd")),
+            ("gzip", Some("gzip")),
+        ] {
+            let response = respond(&accept(asked), &variants, &TEXT);
+            let headers = response.headers();
+            let encoding = headers.get(header::CONTENT_ENCODING);
+            assert_eq!(encoding.map(|v| v.to_str().unwrap()), expected, "{asked}");
+            let chosen = variants.get(negotiate(&accept(asked)));
+            assert_eq!(headers[header::ETAG], chosen.etag, "{asked}");
+            assert_eq!(headers[header::CONTENT_TYPE], "text/plain", "{asked}");
+            assert_eq!(headers[header::CACHE_CONTROL], "no-cache", "{asked}");
+            assert_eq!(headers[header::VARY], "accept-encoding", "{asked}");
+        }
+    }
+
+    #[test]
     fn small_bodies_stay_identity() {
         let variants = Variants::new(vec![b'a'; MIN_SIZE - 1]);
         assert!(!variants.compressible());
