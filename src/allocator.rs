@@ -4,7 +4,8 @@
 //! after the first few solver tables every later one comes from its per-thread arenas
 //! (up to eight per core), and each arena then keeps the largest tables that ran in it
 //! after they are freed. A fixed threshold keeps large tables in mappings of their own,
-//! which go back to the kernel when freed.
+//! which go back to the kernel when freed, and it also fixes glibc's trim threshold at its
+//! default (128 KiB), so that an arena gives back the free memory at its top.
 
 /// Makes every allocation of at least `bytes` a mapping of its own, returned to the kernel
 /// when freed, and turns glibc's adaptive threshold off. `0` leaves glibc's default. A

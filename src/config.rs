@@ -101,10 +101,10 @@ pub struct ServeArgs {
     #[arg(long, env = "CACHE_CAPACITY", default_value_t = 20_000)]
     pub cache_capacity: u64,
     /// Allocations of at least this many KiB get a mapping of their own, returned to the
-    /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed); 0 = glibc's adaptive
-    /// threshold, under which each allocator arena keeps the largest solver tables that
-    /// ran in it (docs/operations.md).
-    #[arg(long, env = "MALLOC_MMAP_THRESHOLD_KB", default_value_t = 1024,
+    /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed; 4 MiB is also where solver
+    /// tables start to ask for huge pages); 0 = glibc's adaptive threshold, under which
+    /// each allocator arena keeps the largest solver tables that ran in it.
+    #[arg(long, env = "MALLOC_MMAP_THRESHOLD_KB", default_value_t = 4096,
           value_parser = clap::value_parser!(u64).range(0..=32_768))]
     pub malloc_mmap_threshold_kb: u64,
     /// States one POST /verify may expand before it gives up; bounds its memory (at most
