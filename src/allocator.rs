@@ -4,24 +4,30 @@
 //! after the first few solver tables every later one comes from its per-thread arenas
 //! (up to eight per core), and each arena then keeps the largest tables that ran in it
 //! after they are freed. A fixed threshold keeps large tables in mappings of their own,
-//! which go back to the kernel when freed, and it also fixes glibc's trim threshold at its
-//! default (128 KiB), so that an arena gives back the free memory at its top.
+//! which go back to the kernel when freed; the trim threshold, fixed at half of it, has an
+//! arena give back the free memory at its top beyond that (glibc's adaptive pair keeps up
+//! to twice the threshold there: 64 MiB an arena at most).
 
 /// Makes every allocation of at least `bytes` a mapping of its own, returned to the kernel
-/// when freed, and turns glibc's adaptive threshold off. `0` leaves glibc's default. A
-/// no-op on other C libraries.
+/// when freed, and has each arena trim its top beyond `bytes / 2` (a quarter of what glibc
+/// would allow after the same frees; less makes the smaller tables fault in their pages
+/// again on every generation). `0` leaves glibc's adaptive defaults. A no-op on other C
+/// libraries.
 pub fn set_mmap_threshold(bytes: usize) -> anyhow::Result<()> {
     if bytes == 0 {
         return Ok(());
     }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        let value = i32::try_from(bytes)?;
+    for (parameter, value) in [
+        (libc::M_MMAP_THRESHOLD, bytes),
+        (libc::M_TRIM_THRESHOLD, bytes / 2),
+    ] {
+        let value = i32::try_from(value)?;
         // SAFETY: mallopt only sets a parameter of glibc's allocator, which checks it.
-        let accepted = unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, value) };
+        let accepted = unsafe { libc::mallopt(parameter, value) };
         anyhow::ensure!(
             accepted == 1,
-            "glibc refused an mmap threshold of {bytes} bytes"
+            "glibc refused malloc parameter {parameter} = {value}"
         );
     }
     Ok(())

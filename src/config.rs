@@ -101,7 +101,8 @@ pub struct ServeArgs {
     #[arg(long, env = "CACHE_CAPACITY", default_value_t = 20_000)]
     pub cache_capacity: u64,
     /// Allocations of at least this many KiB get a mapping of their own, returned to the
-    /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed; 4 MiB is also where solver
+    /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed, and `M_TRIM_THRESHOLD` at half
+    /// of it; 4 MiB is also where solver
     /// tables start to ask for huge pages); 0 = glibc's adaptive threshold, under which
     /// each allocator arena keeps the largest solver tables that ran in it.
     #[arg(long, env = "MALLOC_MMAP_THRESHOLD_KB", default_value_t = 4096,
