@@ -102,9 +102,8 @@ pub struct ServeArgs {
     pub cache_capacity: u64,
     /// Allocations of at least this many KiB get a mapping of their own, returned to the
     /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed, and `M_TRIM_THRESHOLD` at half
-    /// of it; 4 MiB is also where solver
-    /// tables start to ask for huge pages); 0 = glibc's adaptive threshold, under which
-    /// each allocator arena keeps the largest solver tables that ran in it.
+    /// of it; 4 MiB is also where solver tables start to ask for huge pages); 0 = glibc's
+    /// adaptive thresholds, under which each arena keeps the largest tables that ran in it.
     #[arg(long, env = "MALLOC_MMAP_THRESHOLD_KB", default_value_t = 4096,
           value_parser = clap::value_parser!(u64).range(0..=32_768))]
     pub malloc_mmap_threshold_kb: u64,
