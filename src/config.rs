@@ -100,6 +100,13 @@ pub struct ServeArgs {
     /// Levels kept in memory in front of the database.
     #[arg(long, env = "CACHE_CAPACITY", default_value_t = 20_000)]
     pub cache_capacity: u64,
+    /// Allocations of at least this many KiB get a mapping of their own, returned to the
+    /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed, and `M_TRIM_THRESHOLD` at half
+    /// of it; 4 MiB is also where solver tables start to ask for huge pages); 0 = glibc's
+    /// adaptive thresholds, under which each arena keeps the largest tables that ran in it.
+    #[arg(long, env = "MALLOC_MMAP_THRESHOLD_KB", default_value_t = 4096,
+          value_parser = clap::value_parser!(u64).range(0..=32_768))]
+    pub malloc_mmap_threshold_kb: u64,
     /// States one POST /verify may expand before it gives up; bounds its memory (at most
     /// about 150 bytes a state, so 75 MB by default: docs/reliability.md).
     #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 500_000)]

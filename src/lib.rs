@@ -5,6 +5,7 @@
 //! - [`store`]: PostgreSQL / SQLite persistence.
 //! - [`api`]: the HTTP routes; [`contract`]: the generated schemas of openapi.yaml.
 
+pub mod allocator;
 pub mod api;
 pub mod bench;
 pub mod cli;
