@@ -6,7 +6,8 @@
 //! after they are freed. A fixed threshold keeps large tables in mappings of their own,
 //! which go back to the kernel when freed; the trim threshold, fixed at half of it, has an
 //! arena give back the free memory at its top beyond that (glibc's adaptive pair keeps up
-//! to twice the threshold there: 64 MiB an arena at most).
+//! to twice the threshold there: 64 MiB an arena at most). Our own code: no crate wraps
+//! `mallopt`, and a replacement allocator (mimalloc) measured far worse: docs/benchmarks.md.
 
 /// Makes every allocation of at least `bytes` a mapping of its own, returned to the kernel
 /// when freed, and has each arena trim its top beyond `bytes / 2` (a quarter of what glibc

@@ -291,7 +291,7 @@ pub fn strong_etag(bytes: &[u8]) -> String {
 /// it (and an insert into a clone, whose arrays are full, grows them), which was most of a
 /// warm answer's own cost. Shared by every body of the kind: no memory per level.
 pub struct HeaderTemplates {
-    /// By [`Encoding`]; `[without Vary, with Vary]`.
+    /// Indexed by `Encoding as usize` (declaration order); `[without Vary, with Vary]`.
     ok: [[HeaderMap; 2]; 4],
     /// 304: no Content-Type or Content-Encoding.
     not_modified: [HeaderMap; 2],
@@ -318,6 +318,7 @@ impl HeaderTemplates {
         };
         let both = |encoding| [false, true].map(|vary| template(encoding, vary));
         HeaderTemplates {
+            // In `Encoding`'s declaration order (`respond` indexes by discriminant).
             ok: [
                 Encoding::Identity,
                 Encoding::Brotli,

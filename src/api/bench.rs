@@ -10,9 +10,9 @@ use axum::extract::Path;
 use axum::http::HeaderMap;
 use axum::response::Response;
 
-use super::levels::{JSON, immutable};
+use super::levels::JSON;
 use super::problem::ApiError;
-use crate::compression::Variants;
+use crate::compression::{Variants, respond};
 
 /// The largest body served; far above any single level.
 pub const MAX_BYTES: usize = 1 << 20;
@@ -28,7 +28,7 @@ pub async fn bytes(Path(size): Path<String>, headers: HeaderMap) -> Result<Respo
         .ok_or_else(|| {
             ApiError::BadRequest(format!("size must be a byte count up to {MAX_BYTES}"))
         })?;
-    Ok(immutable(&headers, &body(size), &JSON))
+    Ok(respond(&headers, &body(size), &JSON))
 }
 
 /// The body of `size` bytes, kept like a warm level's (with its codings made once).

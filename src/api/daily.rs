@@ -15,9 +15,10 @@ use serde::Deserialize;
 use tokio::task::JoinSet;
 
 use super::AppState;
-use super::levels::{JSON, immutable};
+use super::levels::JSON;
 use super::params::{self, ClientIp};
 use super::problem::ApiError;
+use crate::compression::respond;
 use crate::levels::{LevelError, LevelService, PackKey, ServedLevel};
 use crate::store::LevelKey;
 
@@ -122,7 +123,7 @@ pub async fn daily(
         seed,
     };
     let level = state.levels.get_for(game, key, client.0).await?;
-    let mut response = immutable(&headers, &level.body, &JSON);
+    let mut response = respond(&headers, &level.body, &JSON);
     let canonical = format!("/levels/{difficulty}/{seed}?game={}", game.name());
     if let Ok(value) = HeaderValue::try_from(canonical) {
         response
@@ -220,7 +221,7 @@ pub async fn pack(
     };
     let fetch = fetch_pack(&state.levels, game, difficulty, (from, count), client.0);
     let body = state.levels.pack(key, fetch).await?;
-    Ok(immutable(&headers, &body, &JSON))
+    Ok(respond(&headers, &body, &JSON))
 }
 
 #[cfg(test)]

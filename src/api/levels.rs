@@ -50,7 +50,7 @@ pub async fn level(
 ) -> Result<Response, ApiError> {
     let query = query?.0;
     let (_, _, level) = served(&state, &path, &query, client).await?;
-    Ok(immutable(&headers, &level.body, &JSON))
+    Ok(compression::respond(&headers, &level.body, &JSON))
 }
 
 pub async fn preview(
@@ -64,12 +64,12 @@ pub async fn preview(
     let (game, _, level) = served(&state, &path, &query, client).await?;
     if let Some(moves) = &query.moves {
         let svg = game.preview_after(level.document(), &params::query_moves(moves))?;
-        return Ok(immutable(&headers, &Variants::new(svg), &SVG));
+        return Ok(compression::respond(&headers, &Variants::new(svg), &SVG));
     }
     let svg = level.preview(query.solution, |document| {
         game.preview_svg(document, query.solution)
     })?;
-    Ok(immutable(&headers, svg, &SVG))
+    Ok(compression::respond(&headers, svg, &SVG))
 }
 
 pub async fn check(
@@ -316,19 +316,10 @@ impl<'a> PlayReport<'a> {
     }
 }
 
-/// The headers of levels and previews, cacheable forever.
+/// The headers of levels and previews, cacheable forever (`compression::respond`).
 pub(super) static JSON: LazyLock<HeaderTemplates> = LazyLock::new(|| forever("application/json"));
 pub(super) static SVG: LazyLock<HeaderTemplates> = LazyLock::new(|| forever("image/svg+xml"));
 
 fn forever(content_type: &'static str) -> HeaderTemplates {
     HeaderTemplates::new(content_type, "public, max-age=31536000, immutable")
-}
-
-/// A cacheable-forever response in the client's coding, or 304 when it already has it.
-pub(super) fn immutable(
-    request: &HeaderMap,
-    body: &Variants,
-    templates: &HeaderTemplates,
-) -> Response {
-    compression::respond(request, body, templates)
 }

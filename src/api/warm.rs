@@ -6,7 +6,7 @@
 //! the route services cloned and boxed layer by layer, the app state cloned, the headers
 //! copied, the path and query deserialized into owned strings, metrics labels built and
 //! hashed, the body collected. Here it pays for none of that and keeps every guarantee:
-//! the answer comes from the same [`immutable`] as the handler's (Content-Type, ETag per
+//! the answer comes from the same [`respond`] as the handler's (Content-Type, ETag per
 //! coding, Vary, Cache-Control, 304), it takes an in-flight slot of the same overload
 //! guard, and it counts the same request and cache series.
 //!
@@ -22,9 +22,10 @@ use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use hyper::body::{Body as _, Incoming};
 
-use super::levels::{JSON, immutable};
+use super::levels::JSON;
 use super::problem::ApiError;
 use super::{AppState, Overload, bench, params};
+use crate::compression::respond;
 use crate::metrics::RequestSeries;
 
 const LEVEL_ROUTE: &str = "/levels/{difficulty}/{seed}";
@@ -97,7 +98,7 @@ impl WarmPath {
         let level = self.state.levels.cached(&key).await?;
         crate::metrics::cache(true);
         Some(respond_and_count(&self.level, started, || {
-            immutable(request.headers(), &level.body, &JSON)
+            respond(request.headers(), &level.body, &JSON)
         }))
     }
 
@@ -108,7 +109,7 @@ impl WarmPath {
         let size = size.parse().ok().filter(|&n| n <= bench::MAX_BYTES)?;
         let _slot = self.overload.try_slot()?;
         Some(respond_and_count(&self.bytes, started, || {
-            immutable(request.headers(), &bench::body(size), &JSON)
+            respond(request.headers(), &bench::body(size), &JSON)
         }))
     }
 }
