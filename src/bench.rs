@@ -26,6 +26,7 @@ const SOLVER_MAX_STATES: u64 = 50_000_000;
 
 /// Prints both tables; fails only on an unknown game or a solver that gives up.
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
+    args.allocator.apply()?;
     let games = selected_games(args.game.as_deref())?;
     let tiers = match &args.difficulty {
         None => Difficulty::ALL.to_vec(),

@@ -100,13 +100,8 @@ pub struct ServeArgs {
     /// Levels kept in memory in front of the database.
     #[arg(long, env = "CACHE_CAPACITY", default_value_t = 20_000)]
     pub cache_capacity: u64,
-    /// Allocations of at least this many KiB get a mapping of their own, returned to the
-    /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed, and `M_TRIM_THRESHOLD` at half
-    /// of it; 4 MiB is also where solver tables start to ask for huge pages); 0 = glibc's
-    /// adaptive thresholds, under which each arena keeps the largest tables that ran in it.
-    #[arg(long, env = "MALLOC_MMAP_THRESHOLD_KB", default_value_t = 4096,
-          value_parser = clap::value_parser!(u64).range(0..=32_768))]
-    pub malloc_mmap_threshold_kb: u64,
+    #[command(flatten)]
+    pub allocator: AllocatorArgs,
     /// States one POST /verify may expand before it gives up; bounds its memory (at most
     /// about 150 bytes a state, so 75 MB by default: docs/reliability.md).
     #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 500_000)]
@@ -125,6 +120,25 @@ pub struct ServeArgs {
     /// middleware as every route, for `scripts/bench.sh`'s side-by-side load test.
     #[arg(long, env = "BENCH_ROUTES", default_value_t = false, action = clap::ArgAction::Set)]
     pub bench_routes: bool,
+}
+
+/// The C allocator's setting (src/allocator.rs), shared by `serve` and `bench`.
+#[derive(Args, Clone, Debug)]
+pub struct AllocatorArgs {
+    /// Allocations of at least this many KiB get a mapping of their own, returned to the
+    /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed, and `M_TRIM_THRESHOLD` at half
+    /// of it; 4 MiB is also where solver tables start to ask for huge pages); 0 = glibc's
+    /// adaptive thresholds, under which each arena keeps the largest tables that ran in it.
+    #[arg(long, env = "MALLOC_MMAP_THRESHOLD_KB", default_value_t = 4096,
+          value_parser = clap::value_parser!(u64).range(0..=32_768))]
+    pub malloc_mmap_threshold_kb: u64,
+}
+
+impl AllocatorArgs {
+    /// Applies the setting to this process.
+    pub fn apply(&self) -> anyhow::Result<()> {
+        crate::allocator::set_mmap_threshold(usize::try_from(self.malloc_mmap_threshold_kb)? * 1024)
+    }
 }
 
 /// The overload layers in front of every route.
@@ -296,6 +310,9 @@ pub struct HealthcheckArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
+    /// The server's allocator setting, so that generation is timed as `serve` runs it.
+    #[command(flatten)]
+    pub allocator: AllocatorArgs,
     /// Seeds 1..=SEEDS per game and tier.
     #[arg(long, default_value_t = 200)]
     pub seeds: u64,

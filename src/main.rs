@@ -23,9 +23,7 @@ async fn main() -> anyhow::Result<()> {
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     telemetry::init_logging(args.log.log_format);
-    levelforge::allocator::set_mmap_threshold(
-        usize::try_from(args.malloc_mmap_threshold_kb)? * 1024,
-    )?;
+    args.allocator.apply()?;
     let state = levelforge::app_state(&args).await?;
     let listener = tokio::net::TcpListener::bind(args.bind).await?;
     tracing::info!(bind = %args.bind, default_game = state.default_game.name(), "levelforge listening");
