@@ -378,7 +378,9 @@ impl Board {
         let wall_ahead = self.wall_ahead[D];
         let mut out = state;
         let mut occupied = state.occupied();
-        let mut crates = state.mask(CRATE);
+        let crates = state.mask(CRATE);
+        // Crates not against a wall: the only ones a skiddy might push.
+        let mut pushable = crates & !wall_ahead;
         let mut movers = occupied & !crates & !self.settled::<D>(occupied & !crates);
         while movers != 0 {
             let cell = farthest_along::<D>(movers);
@@ -398,14 +400,13 @@ impl Board {
                 let first = nearest_along::<D>(hit);
                 if occupied & bit(first) == 0 {
                     first
-                } else if crates & bit(first) != 0
-                    && wall_ahead & bit(first) == 0
+                } else if pushable & bit(first) != 0
                     && occupied & bit(ahead::<D>(first)) == 0
                     && is_skiddy(out.kind_at(cell))
                 {
                     let beyond = ahead::<D>(first);
                     out.relocate(first, beyond, CRATE);
-                    crates ^= bit(first) | bit(beyond);
+                    pushable = (pushable & !bit(first)) | (bit(beyond) & !wall_ahead);
                     occupied ^= bit(first) | bit(beyond);
                     first
                 } else {
