@@ -109,6 +109,8 @@ pub enum Step {
 pub const SAME: u32 = u32::MAX;
 pub const LOST: u32 = u32::MAX - 1;
 pub const UNREACHABLE: u32 = u32::MAX;
+/// The end of a list of edges into a state.
+const NO_EDGE: u32 = u32::MAX;
 
 /// The full reachable graph from a start state.
 pub struct Graph {
@@ -211,21 +213,16 @@ impl Graph {
     /// breadth-first search over the reversed edges.
     pub fn distance_to_win(&self) -> Vec<u32> {
         let n = self.len();
-        let mut offsets = vec![0u32; n + 1];
-        for row in &self.edges {
-            for &v in row.iter().filter(|&&v| v < LOST) {
-                offsets[v as usize + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut fill = offsets.clone();
-        let mut preds = vec![0u32; offsets[n] as usize];
-        for (u, row) in self.edges.iter().enumerate() {
-            for &v in row.iter().filter(|&&v| v < LOST) {
-                preds[fill[v as usize] as usize] = u as u32;
-                fill[v as usize] += 1;
+        // The edges into each state as a list threaded through the edge table, built in
+        // one pass: `last_in[v]` is the last edge (`u * 4 + dir`) into v, and
+        // `earlier_in[e]` the edge into the same state before e.
+        let edges = self.edges.as_flattened();
+        let mut last_in = vec![NO_EDGE; n];
+        let mut earlier_in = vec![NO_EDGE; edges.len()];
+        for (e, &v) in edges.iter().enumerate() {
+            if v < LOST {
+                earlier_in[e] = last_in[v as usize];
+                last_in[v as usize] = e as u32;
             }
         }
         let mut dist = vec![UNREACHABLE; n];
@@ -237,12 +234,14 @@ impl Graph {
         while head < queue.len() {
             let v = queue[head];
             head += 1;
-            let range = offsets[v as usize] as usize..offsets[v as usize + 1] as usize;
-            for &u in &preds[range] {
+            let mut e = last_in[v as usize];
+            while e != NO_EDGE {
+                let u = e / 4;
                 if dist[u as usize] == UNREACHABLE {
                     dist[u as usize] = dist[v as usize] + 1;
                     queue.push(u);
                 }
+                e = earlier_in[e as usize];
             }
         }
         dist

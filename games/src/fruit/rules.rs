@@ -191,7 +191,9 @@ impl Board {
     /// its loops over the words.
     #[inline(always)]
     fn resolve(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<bool, Loss> {
-        let colours = self.letters.len();
+        // From the row's length, not the letters: a constant once inlined, so the loops
+        // over the colours unroll.
+        let colours = out.len() - 1;
         out.copy_from_slice(state);
         let moved = self.slide_all(out, d)?;
         let fruit = out[..colours].iter().fold(0, |acc, w| acc | w);
@@ -251,7 +253,7 @@ impl Board {
     #[inline(always)]
     fn pull_tongues(&self, out: &mut [u64]) -> Result<bool, Loss> {
         let mut pulled = false;
-        let colours = self.letters.len();
+        let colours = out.len() - 1;
         for tongue in &self.tongues {
             let seen = tongue.ray & out.iter().fold(0, |acc, w| acc | w);
             if seen == 0 {
