@@ -4,15 +4,16 @@
 //! after the first few solver tables every later one comes from its per-thread arenas
 //! (up to eight per core), and each arena then keeps the largest tables that ran in it
 //! after they are freed. A fixed threshold keeps large tables in mappings of their own,
-//! which go back to the kernel when freed; the trim threshold, fixed at half of it, has an
-//! arena give back the free memory at its top beyond that (glibc's adaptive pair keeps up
-//! to twice the threshold there: 64 MiB an arena at most). Our own code: no crate wraps
-//! `mallopt`, and a replacement allocator (mimalloc) measured far worse: docs/benchmarks.md.
+//! which go back to the kernel when freed; the trim threshold, fixed at twice it (glibc's
+//! own ratio), lets an arena keep that much free memory at its top, so that the tables
+//! under the threshold are reused instead of faulted in again on every generation (at
+//! half of it, fruit's solver spent a sixth of its time in page faults). Our own code: no
+//! crate wraps `mallopt`, and a replacement allocator (mimalloc) measured far worse:
+//! docs/benchmarks.md.
 
 /// Makes every allocation of at least `bytes` a mapping of its own, returned to the kernel
-/// when freed, and has each arena trim its top beyond `bytes / 2` (a quarter of what glibc
-/// would allow after the same frees; less makes the smaller tables fault in their pages
-/// again on every generation). `0` leaves glibc's adaptive defaults. A no-op on other C
+/// when freed, and has each arena trim its top beyond `2 * bytes` (glibc's adaptive pair
+/// would allow up to 64 MiB). `0` leaves glibc's adaptive defaults. A no-op on other C
 /// libraries.
 pub fn set_mmap_threshold(bytes: usize) -> anyhow::Result<()> {
     if bytes == 0 {
@@ -21,7 +22,7 @@ pub fn set_mmap_threshold(bytes: usize) -> anyhow::Result<()> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     for (parameter, value) in [
         (libc::M_MMAP_THRESHOLD, bytes),
-        (libc::M_TRIM_THRESHOLD, bytes / 2),
+        (libc::M_TRIM_THRESHOLD, bytes * 2),
     ] {
         let value = i32::try_from(value)?;
         // SAFETY: mallopt only sets a parameter of glibc's allocator, which checks it.

@@ -126,8 +126,8 @@ pub struct ServeArgs {
 #[derive(Args, Clone, Debug)]
 pub struct AllocatorArgs {
     /// Allocations of at least this many KiB get a mapping of their own, returned to the
-    /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed, and `M_TRIM_THRESHOLD` at half
-    /// of it; 4 MiB is also where solver tables start to ask for huge pages); 0 = glibc's
+    /// system when freed (glibc's `M_MMAP_THRESHOLD`, fixed, and `M_TRIM_THRESHOLD` at twice
+    /// it; 4 MiB is also where solver tables start to ask for huge pages); 0 = glibc's
     /// adaptive thresholds, under which each arena keeps the largest tables that ran in it.
     #[arg(long, env = "MALLOC_MMAP_THRESHOLD_KB", default_value_t = 4096,
           value_parser = clap::value_parser!(u64).range(0..=32_768))]
