@@ -65,6 +65,7 @@ async fn seed_levels_and_plays(server: &TestApp) {
             json!("")
         };
         for player in 0..4 {
+            // A test player by name (helpers: `post_play` sends that player's token).
             let play = json!({"solved": won, "moves": moves, "client": format!("p{player}")});
             let answer = server.post_play("skiddy", "hard", seed, &play).await;
             assert_eq!(answer.status, 201, "{}", answer.body);
