@@ -62,7 +62,8 @@ pub async fn run(args: &BenchArgs) -> anyhow::Result<()> {
     if !args.writes_only {
         read_routes(url, args.requests).await?;
     }
-    write_path(&store, args.levels, args.write_rounds).await?;
+    write_path(&store, args.levels, args.write_rounds, Compared::Rollups).await?;
+    write_path(&store, args.levels, args.write_rounds, Compared::TokenCheck).await?;
     println!("load average at end: {}", crate::bench::load_average());
     Ok(())
 }
@@ -200,26 +201,52 @@ async fn get(address: std::net::SocketAddr, path: &str) -> anyhow::Result<u16> {
     Ok(status)
 }
 
+/// What a write-path measurement turns on in every other round.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Compared {
+    /// Rollup upkeep (rounds without it skip the rollups).
+    Rollups,
+    /// Resolving the player's token before each play, as the play route does (rounds
+    /// without it name the player directly), rollups on in both.
+    TokenCheck,
+}
+
+impl Compared {
+    fn labels(self) -> [&'static str; 2] {
+        match self {
+            Compared::Rollups => ["without rollups", "with rollups"],
+            Compared::TokenCheck => ["without token check", "with token check"],
+        }
+    }
+}
+
 /// Plays stored per second by [`WRITERS`] concurrent writers through the store, with and
-/// without rollup upkeep, in alternating rounds: `rounds` with, each between two without.
+/// without `compared`, in alternating rounds: `rounds` with, each between two without.
 /// Prints each round with the load average, the median and range of each side, and the
 /// median of each round with against the mean of its two neighbours (which cancels most
 /// of a drift in the machine's load).
-async fn write_path(store: &SqlStore, levels: u64, rounds: u64) -> anyhow::Result<()> {
+async fn write_path(
+    store: &SqlStore,
+    levels: u64,
+    rounds: u64,
+    compared: Compared,
+) -> anyhow::Result<()> {
     let bare = store.without_rollups();
+    let auth = crate::auth::Authenticator::new(store.clone());
     let mut rates = Vec::new();
     println!();
     for round in 0..2 * rounds.max(1) + 1 {
-        let rollups = round % 2 == 1;
-        let target = if rollups { store } else { &bare };
-        let rate = plays_per_second(target, levels, round).await?;
+        let with = round % 2 == 1;
+        let target = if with || compared == Compared::TokenCheck {
+            store
+        } else {
+            &bare
+        };
+        let check = (with && compared == Compared::TokenCheck).then(|| auth.clone());
+        let rate = plays_per_second(target, check, levels, round).await?;
         println!(
-            "write round {round:>2} {:<16} {rate:>7.0} plays/s  load {}",
-            if rollups {
-                "with rollups"
-            } else {
-                "without rollups"
-            },
+            "write round {round:>2} {:<20} {rate:>7.0} plays/s  load {}",
+            compared.labels()[usize::from(with)],
             crate::bench::load_average()
         );
         rates.push(rate);
@@ -239,9 +266,10 @@ async fn write_path(store: &SqlStore, levels: u64, rounds: u64) -> anyhow::Resul
     );
     let median = |v: &[f64]| crate::bench::nearest_rank(v, 0.5);
     let range = |v: &[f64]| format!("{:.0}–{:.0}", v[0], v[v.len() - 1]);
+    let [off, on] = compared.labels();
     println!(
         "write path ({WRITERS} writers, rated plays through the store, {} s rounds): \
-         without rollups median {:.0} plays/s ({} rounds, range {}), with rollups median \
+         {off} median {:.0} plays/s ({} rounds, range {}), {on} median \
          {:.0} ({} rounds, range {}): {:+.1} %; paired with its neighbours, median {:+.1} % \
          (range {:+.1} to {:+.1} %)",
         WRITE_ROUND.as_secs(),
@@ -256,29 +284,54 @@ async fn write_path(store: &SqlStore, levels: u64, rounds: u64) -> anyhow::Resul
         (paired[0] - 1.0) * 100.0,
         (paired[paired.len() - 1] - 1.0) * 100.0,
     );
-    println!(
-        "(rounds without rollups leave them behind the raw rows: `levelforge stats --recompute` rebuilds)"
-    );
+    if compared == Compared::Rollups {
+        println!(
+            "(rounds without rollups leave them behind the raw rows: `levelforge stats --recompute` rebuilds)"
+        );
+    }
     Ok(())
 }
 
-async fn plays_per_second(store: &SqlStore, levels: u64, round: u64) -> anyhow::Result<f64> {
-    // Clients new to the database in every run, so that each play is a rated first play
-    // even on a database an earlier run wrote to (`--reuse`).
-    let run = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_nanos();
+/// Plays per second in one round. Each writer plays as a player of its own, made for the
+/// round, on levels it has not played: every play is a rated first play. With `check`, each
+/// play first resolves the player's token, as `POST .../plays` does.
+async fn plays_per_second(
+    store: &SqlStore,
+    check: Option<std::sync::Arc<crate::auth::Authenticator>>,
+    levels: u64,
+    round: u64,
+) -> anyhow::Result<f64> {
+    use crate::auth::{Kind, NewSecret, Presented, Principal};
+    let mut players = Vec::new();
+    for _ in 0..WRITERS {
+        let player = NewSecret::generate(Kind::Player);
+        store
+            .create_player(&player.id, &player.hash, crate::auth::now())
+            .await?;
+        players.push(player);
+    }
     let deadline = Instant::now() + WRITE_ROUND;
     let mut writers = tokio::task::JoinSet::new();
-    for writer in 0..WRITERS as u64 {
+    for (writer, player) in players.into_iter().enumerate() {
         let store = store.clone();
+        // Shared by the writers, as by a server's requests.
+        let check = check.clone();
+        let writer = writer as u64;
         writers.spawn(async move {
             let mut stored = 0u64;
             while Instant::now() < deadline {
                 let n = stored * WRITERS as u64 + writer;
                 let seed = 1 + (n * 7_919 + round * 104_729) % levels;
-                let client = format!("bench-{run}-{round}-{writer}-{stored}");
+                let client = match &check {
+                    None => player.id.clone(),
+                    Some(auth) => {
+                        let token = Presented::parse(&player.token).context("a token")?;
+                        match auth.resolve(&token).await? {
+                            Some(Principal::Player { id }) => id,
+                            _ => bail!("the bench player's token did not resolve"),
+                        }
+                    }
+                };
                 store
                     .insert_play(&NewPlay {
                         key: LevelKey {

@@ -909,7 +909,7 @@ async fn write_until_killed(
                 let (mut acked, mut unacked) = (BTreeMap::new(), Vec::new());
                 for n in 0.. {
                     let key = format!("kill-{writer}-{n}");
-                    let play = json!({"solved": true, "moves": moves, "time_ms": n});
+                    let play = json!({"solved": true, "moves": moves});
                     match post_play(&http, &url, &play, Some(&key)).await {
                         Ok(r) if r.status() == StatusCode::CREATED => {
                             let answer: Value = r.json().await.unwrap();
