@@ -10,8 +10,11 @@ cargo build --quiet --bin levelforge
 binary="$CARGO_TARGET_DIR/debug/levelforge"
 work="$(mktemp -d)"
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-export BIND="127.0.0.1:$port"
-DATABASE_URL="sqlite://$work/levelforge.db" RUST_LOG=warn "$binary" serve >"$work/server.log" 2>&1 &
+admin_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+export BIND="127.0.0.1:$port" ADMIN_BIND="127.0.0.1:$admin_port" DATABASE_URL="sqlite://$work/levelforge.db"
+# A designer key for the designer routes: the last line of `keys create`.
+key="$("$binary" keys create --role designer --name exchanges | tail -n1)"
+FIRST_RUN_KEY=never RUST_LOG=warn "$binary" serve >"$work/server.log" 2>&1 &
 server=$!
 trap 'kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do
@@ -31,18 +34,18 @@ exchange() {
   : >"$work/body"
   curl -sS -v "$@" -o "$work/body" -D "$work/headers" 2>"$work/trace" || true
   grep -E '^> ' "$work/trace" | sed -e 's/^> //' -e 's/\r$//' -e "s#$BIND#localhost:8080#" \
-    | grep -v '^$'
-  if [ -s "$work/sent" ]; then echo; cat "$work/sent"; echo; fi
+    -e "s#$ADMIN_BIND#localhost:9090#" | redact | grep -v '^$'
+  if [ -s "$work/sent" ]; then echo; redact <"$work/sent"; echo; fi
   echo
-  sed -e 's/\r$//' "$work/headers" | grep -v '^$'
+  sed -e 's/\r$//' "$work/headers" | redact | grep -v '^$'
   [ -s "$work/body" ] && echo
   if [ ! -s "$work/body" ]; then
     :
   elif [ "$(wc -c <"$work/body")" -gt "$cut" ]; then
-    head -c "$cut" "$work/body"
+    head -c "$cut" "$work/body" | redact
     echo " …(cut; $(wc -c <"$work/body") bytes in all)"
   else
-    cat "$work/body"
+    redact <"$work/body"
     echo
   fi
   echo '```'
@@ -50,11 +53,17 @@ exchange() {
   : >"$work/sent"
 }
 
+# Secrets never reach the docs: each token's secret part becomes `…`.
+redact() {
+  sed -E 's/(lf[pks]_[0-9a-f]+_)[A-Za-z0-9_-]{43}/\1…/g'
+}
+
 # A request with a JSON body (shown under the request headers).
 post() {
   local title="$1" cut="$2" url="$3" body="$4"
+  shift 4
   printf '%s' "$body" >"$work/sent"
-  exchange "$title" "$cut" -X POST -H 'content-type: application/json' --data-binary "@$work/sent" "$url"
+  exchange "$title" "$cut" -X POST -H 'content-type: application/json' --data-binary "@$work/sent" "$@" "$url"
 }
 : >"$work/sent"
 
@@ -83,25 +92,36 @@ post "POST /levels/{difficulty}/{seed}/check: the level's own solution" 1000 \
   "$base/levels/easy/2/check?game=fruit" "{\"moves\":$solution}"
 post "POST /levels/{difficulty}/{seed}/check: a move that is not a letter (422)" 1000 \
   "$base/levels/easy/2/check?game=fruit" '{"moves":"UX"}'
-post "POST /levels/{difficulty}/{seed}/plays: a rated play" 1000 \
-  "$base/levels/easy/2/plays?game=fruit" "{\"solved\":true,\"moves\":$solution,\"time_ms\":5200,\"client\":\"player-1\"}"
+exchange "POST /players: a new player and its token (shown once)" 600 -X POST "$base/players"
+token="$(curl -sS -X POST "$base/players" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')"
+post "POST /levels/{difficulty}/{seed}/plays: a rated play, with the player's token" 1000 \
+  "$base/levels/easy/2/plays?game=fruit" "{\"solved\":true,\"moves\":$solution,\"time_ms\":5200}" \
+  -H "Authorization: Bearer $token"
+post "POST /levels/{difficulty}/{seed}/plays: a body naming a player (400)" 1000 \
+  "$base/levels/easy/2/plays?game=fruit" "{\"solved\":false,\"moves\":\"\",\"client\":\"victim\"}"
+exchange "GET /players/me" 600 -H "Authorization: Bearer $token" "$base/players/me"
 post "POST /levels/{difficulty}/{seed}/check: hashi links" 1000 \
   "$base/levels/easy/1/check?game=hashi" '{"moves":[[[0,0],[1,0]]]}'
 exchange "GET /levels/daily without a date: 307" 500 "$base/levels/daily?game=skiddy"
 exchange "GET /levels/daily?date=…" 700 "$base/levels/daily?game=skiddy&date=2026-11-23"
 exchange "GET /levels/{difficulty}: a pack of seeds" 500 "$base/levels/easy?game=hopper&from=1&count=2"
-exchange "GET /levels: browse" 1200 "$base/levels?game=fruit&limit=2"
+exchange "GET /levels: browse, with a designer key" 1200 -H "Authorization: Bearer $key" \
+  "$base/levels?game=fruit&limit=2"
 post "POST /verify" 1500 "$base/verify?game=fruit" \
-  '{"width":7,"height":7,"grid":["#######","#.a####","#..####","#..####","#..a###","#..####","#######"]}'
+  '{"width":7,"height":7,"grid":["#######","#.a####","#..####","#..####","#..a###","#..####","#######"]}' \
+  -H "Authorization: Bearer $key"
 exchange "GET /games" 900 "$base/games"
-exchange "GET /stats" 1200 "$base/stats?game=fruit&difficulty=easy"
-exchange "GET /stats?format=csv" 900 "$base/stats?game=fruit&format=csv"
+exchange "GET /stats" 1200 -H "Authorization: Bearer $key" "$base/stats?game=fruit&difficulty=easy"
+exchange "GET /stats?format=csv" 900 -H "Authorization: Bearer $key" "$base/stats?game=fruit&format=csv"
+exchange "GET /stats without a key (401)" 600 "$base/stats"
+post "POST /session: the dashboard's sign-in with a key" 600 "$base/session" "{\"key\":\"$key\"}"
 exchange "GET /: the dashboard" 300 "$base/"
 exchange "GET /dashboard/app.js" 200 "$base/dashboard/app.js"
 exchange "GET /dashboard/style.css" 200 "$base/dashboard/style.css"
 exchange "GET /healthz" 200 "$base/healthz"
 exchange "GET /readyz" 200 "$base/readyz"
-exchange "GET /metrics" 600 "$base/metrics"
+exchange "GET /metrics on the ops listener (ADMIN_BIND)" 600 "http://$ADMIN_BIND/metrics"
+exchange "GET /metrics on the public port (404)" 600 "$base/metrics"
 exchange "DELETE /games: another method (405)" 500 -X DELETE "$base/games"
 exchange "GET an unknown game (404)" 500 "$base/levels/easy/1?game=chess"
 exchange "GET a seed past u64 (400)" 500 "$base/levels/easy/18446744073709551616"
