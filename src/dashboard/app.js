@@ -349,7 +349,8 @@ async function enter(message = "") {
   session.key = key;
   $("#account-name").textContent = key.name;
   $("#account-role").textContent = `(${key.role})`;
-  $("#account").title = `Key ${key.id}; this sign-in lasts until ${new Date(answer.body.expires_at).toLocaleString()}`;
+  const ends = answer.body.expires_at ? `until ${new Date(answer.body.expires_at).toLocaleString()}` : "until you sign out";
+  $("#account").title = `Key ${key.id}; this sign-in lasts ${ends}`;
   signInError("");
   delete document.body.dataset.signin;
   $("#signin-screen").hidden = true;
