@@ -441,11 +441,19 @@ async function start() {
   $("#generate").addEventListener("click", generateMore);
   $("#signin").addEventListener("submit", signIn);
   $("#signout").addEventListener("click", signOut);
+  // A link opened in a tab already on the dashboard changes only the hash: no reload.
+  window.addEventListener("hashchange", () => {
+    const key = keyFromLink();
+    if (key) signInByLink(key);
+  });
   const key = keyFromLink();
-  if (key) {
-    const answer = await openSession(key).catch((error) => ({ ok: false, status: 0, body: { detail: error.message } }));
-    if (!answer.ok) return showSignIn(`The sign-in link did not work: ${problem(answer)}`);
-  }
+  if (key) await signInByLink(key);
+  else await enter();
+}
+
+async function signInByLink(key) {
+  const answer = await openSession(key).catch((error) => ({ ok: false, status: 0, body: { detail: error.message } }));
+  if (!answer.ok) return showSignIn(`The sign-in link did not work: ${problem(answer)}`);
   await enter();
 }
 

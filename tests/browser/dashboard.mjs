@@ -130,6 +130,12 @@ await withPage(base, async (page) => {
   const why = await page.locator("#signin-error").textContent();
   check(why.startsWith("You were signed out: "), `the screen says the session ended (${why})`);
 
+  // The link opened in this tab again changes only the hash (no reload): it signs in all the same.
+  await page.goto(`${page.url().split("#")[0]}#key=${encodeURIComponent(key)}`);
+  await signedIn(page);
+  const again = await page.evaluate(() => location.href);
+  check(!again.includes("key="), `no key left in the address bar after a hash change (${again})`);
+
   const screenshots = ["dashboard-signin.png", "dashboard.png", "dashboard-level.png"].map((shot) => `${shots}/${shot}`);
   console.log(JSON.stringify({ cards, screenshots }));
 });
