@@ -24,12 +24,16 @@ COPY --from=builder /app/target/release/levelforge /usr/local/bin/levelforge
 # Working directory for the embedded SQLite default (unused when DATABASE_URL is set).
 COPY --from=builder --chown=65532:65532 /data /data
 WORKDIR /data
+# The ops listener (metrics, probes) stays inside the container unless ADMIN_BIND opens it.
 ENV BIND=0.0.0.0:8080 \
+    ADMIN_BIND=127.0.0.1:9090 \
+    FIRST_RUN_KEY=never \
     LOG_FORMAT=json \
     RUST_LOG=info
 EXPOSE 8080
 # distroless's `nonroot` user, by number so that the host can resolve it.
 USER 65532:65532
+# Probes /healthz on ADMIN_BIND's port, which the public listener's connection caps never block.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
     CMD ["/usr/local/bin/levelforge", "healthcheck"]
 ENTRYPOINT ["/usr/local/bin/levelforge"]

@@ -10,8 +10,10 @@ use levelforge_games::{Difficulty, Game, GameError, Limits, Stop, registry};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use crate::auth::{Kind, NewSecret, key_state, now};
 use crate::config::{
-    GenerateArgs, HealthcheckArgs, PregenArgs, StatsArgs, VerifyArgs, parse_seed_range,
+    GenerateArgs, HealthcheckArgs, KeyRole, KeysCommand, PregenArgs, StatsArgs, VerifyArgs,
+    parse_seed_range,
 };
 use crate::levels::LevelService;
 use crate::store::{self, LevelKey};
@@ -162,9 +164,101 @@ pub async fn stats(args: &StatsArgs) -> anyhow::Result<()> {
     }
 }
 
+/// `levelforge keys create|list|revoke`.
+pub async fn keys(command: &KeysCommand) -> anyhow::Result<()> {
+    let database = match command {
+        KeysCommand::Create(a) => &a.database,
+        KeysCommand::List(a) => &a.database,
+        KeysCommand::Revoke(a) => &a.database,
+    };
+    let store = store::SqlStore::connect(&database.database_url, 2).await?;
+    match command {
+        KeysCommand::Create(args) => {
+            let key = new_key(&store, args.role, &args.name, args.expires_days).await?;
+            println!(
+                "created {} key `{}` (id {}); it is shown only now, store it as a secret:",
+                role_name(args.role),
+                args.name,
+                key.id
+            );
+            println!("{}", key.token);
+        }
+        KeysCommand::List(_) => print_keys(&store.keys().await?),
+        KeysCommand::Revoke(args) => match store.revoke_key(&args.name_or_id, now()).await? {
+            Some(key) => println!(
+                "revoked key `{}` (id {}); every replica refuses it within {} s",
+                key.name,
+                key.id,
+                crate::auth::CREDENTIAL_CACHE.as_secs()
+            ),
+            None => bail!("no live key is named or numbered `{}`", args.name_or_id),
+        },
+    }
+    Ok(())
+}
+
+fn role_name(role: KeyRole) -> &'static str {
+    match role {
+        KeyRole::Designer => "designer",
+        KeyRole::Admin => "admin",
+    }
+}
+
+/// Makes and stores a key; the token is in the answer and nowhere else.
+pub async fn new_key(
+    store: &store::SqlStore,
+    role: KeyRole,
+    name: &str,
+    expires_days: Option<u32>,
+) -> anyhow::Result<NewSecret> {
+    if name.trim().is_empty() || name.len() > 100 || name.chars().any(char::is_control) {
+        bail!("a key's name is 1 to 100 characters of text");
+    }
+    let key = NewSecret::generate(Kind::Key);
+    let created_at = now();
+    store
+        .create_key(&store::NewKey {
+            id: &key.id,
+            name,
+            role: role_name(role),
+            secret_hash: &key.hash,
+            created_at,
+            expires_at: expires_days.map(|days| created_at + i64::from(days) * 86_400),
+        })
+        .await?;
+    Ok(key)
+}
+
+fn print_keys(keys: &[store::KeyRecord]) {
+    let time = |t: Option<i64>| {
+        t.and_then(|t| jiff::Timestamp::from_second(t).ok())
+            .map_or("-".to_string(), |t| {
+                t.strftime("%Y-%m-%d %H:%M").to_string()
+            })
+    };
+    println!(
+        "{:<10} {:<20} {:<9} {:<14} {:<17} {:<17} {:<17} state",
+        "id", "name", "role", "prefix", "created", "expires", "last used"
+    );
+    let now = now();
+    for key in keys {
+        println!(
+            "{:<10} {:<20} {:<9} {:<14} {:<17} {:<17} {:<17} {}",
+            key.id,
+            key.name,
+            key.role,
+            format!("lfk_{}", key.id),
+            time(Some(key.created_at)),
+            time(key.expires_at),
+            time(key.last_used_at),
+            key_state(key, now)
+        );
+    }
+}
+
 /// `levelforge healthcheck`: a plain HTTP/1.1 GET of /healthz on the local port.
 pub async fn healthcheck(args: &HealthcheckArgs) -> anyhow::Result<()> {
-    let address = std::net::SocketAddr::from(([127, 0, 0, 1], args.bind.port()));
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], args.admin.admin_bind.port()));
     let probe = async {
         let mut stream = tokio::net::TcpStream::connect(address).await?;
         stream

@@ -23,6 +23,8 @@ pub struct Cli {
     pub serve: ServeArgs,
 }
 
+// Parsed once at start: the size of the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the HTTP API (the default).
@@ -39,6 +41,66 @@ pub enum Command {
     Bench(BenchArgs),
     /// Check the statistics rollups against the stored levels and plays.
     Stats(StatsArgs),
+    /// Keys for people: create, list, revoke (docs/security.md).
+    #[command(subcommand)]
+    Keys(KeysCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Make a key; it is printed once, alone on the last line, and stored only as a hash.
+    Create(KeyCreateArgs),
+    /// Every key: id, name, role, prefix, created, expires, last used, state.
+    List(KeyStoreArgs),
+    /// Revoke a live key by its name or id; every replica refuses it within seconds.
+    Revoke(KeyRevokeArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum KeyRole {
+    /// The designer routes: stats, browse, verify, previews of posted levels, dashboard.
+    Designer,
+    /// Everything a designer may do (and key management over HTTP when it comes).
+    Admin,
+}
+
+#[derive(Debug, Args)]
+pub struct KeyStoreArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct KeyCreateArgs {
+    #[arg(long, value_enum)]
+    pub role: KeyRole,
+    /// A name for people: who or what holds the key.
+    #[arg(long)]
+    pub name: String,
+    /// Days until the key stops working; without it, until revoked.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=36_500))]
+    pub expires_days: Option<u32>,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct KeyRevokeArgs {
+    /// The key's name (a live key) or its id.
+    pub name_or_id: String,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+/// Whether the server makes a designer key when the store has no live key.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FirstRunKey {
+    /// Only when standard error is a terminal (someone is there to read the sign-in link).
+    Auto,
+    /// Always, printing the sign-in link on standard error.
+    Always,
+    /// Never: designer routes refuse everyone until `levelforge keys create`.
+    Never,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -90,6 +152,8 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "BIND", default_value = "0.0.0.0:8080")]
     pub bind: SocketAddr,
+    #[command(flatten)]
+    pub admin: AdminArgs,
     /// Game served when a request names none.
     #[arg(long, env = "DEFAULT_GAME", default_value = "fruit")]
     pub default_game: String,
@@ -116,10 +180,56 @@ pub struct ServeArgs {
     pub rate_limit: RateLimitArgs,
     #[command(flatten)]
     pub log: LogArgs,
+    #[command(flatten)]
+    pub access: AccessArgs,
     /// Mounts `GET /bench/bytes/{size}`, a body of that size from memory through the same
     /// middleware as every route, for `scripts/bench.sh`'s side-by-side load test.
     #[arg(long, env = "BENCH_ROUTES", default_value_t = false, action = clap::ArgAction::Set)]
     pub bench_routes: bool,
+}
+
+/// Who may call what from where (docs/security.md).
+#[derive(Debug, Clone, Args)]
+pub struct AccessArgs {
+    /// Web origins (`https://game.example`) whose pages may call the game routes, comma
+    /// separated; none by default (or empty). Designer routes never answer another origin.
+    #[arg(long, env = "CORS_ALLOWED_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
+    pub cors_allowed_origins: Vec<String>,
+    /// Mark the dashboard's session cookie `Secure` (set it when served over HTTPS).
+    #[arg(long, env = "SESSION_COOKIE_SECURE", default_value_t = false, action = clap::ArgAction::Set)]
+    pub session_cookie_secure: bool,
+    /// Hours a dashboard sign-in lasts.
+    #[arg(long, env = "SESSION_HOURS", default_value_t = 12,
+          value_parser = clap::value_parser!(u32).range(1..=720))]
+    pub session_hours: u32,
+    /// With no live key in the store: make a designer key and print a sign-in link.
+    #[arg(long, env = "FIRST_RUN_KEY", value_enum, default_value_t = FirstRunKey::Auto)]
+    pub first_run_key: FirstRunKey,
+}
+
+/// An origin as browsers send it: scheme, host and optional port, nothing after.
+fn parse_origin(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(String::new()); // `CORS_ALLOWED_ORIGINS=""`: none
+    }
+    let rest = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"))
+        .ok_or_else(|| {
+            format!("`{text}` is not an origin: it must start with http:// or https://")
+        })?;
+    let plain = !rest.is_empty()
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b));
+    if plain {
+        Ok(text.to_ascii_lowercase())
+    } else {
+        Err(format!(
+            "`{text}` is not an origin: only scheme://host[:port], without a path or a slash"
+        ))
+    }
 }
 
 /// The C allocator's setting (src/allocator.rs), shared by `serve` and `bench`.
@@ -217,6 +327,13 @@ pub struct RateLimitArgs {
     /// Hints one client may ask for at once.
     #[arg(long, env = "RATE_LIMIT_HINTS_BURST", default_value_t = 60)]
     pub rate_limit_hints_burst: u32,
+    /// New players (`POST /players`) one client may make per minute; 0 = no limit. One
+    /// install makes one; the limit bounds how many votes one address can muster.
+    #[arg(long, env = "RATE_LIMIT_PLAYERS_PER_MIN", default_value_t = 10)]
+    pub rate_limit_players_per_min: u32,
+    /// New players one client may make at once.
+    #[arg(long, env = "RATE_LIMIT_PLAYERS_BURST", default_value_t = 10)]
+    pub rate_limit_players_burst: u32,
     /// Take the client from the last `X-Forwarded-For` entry (only behind a proxy that
     /// sets it); otherwise the peer address.
     #[arg(long, env = "TRUST_FORWARDED", default_value_t = false, action = clap::ArgAction::Set)]
@@ -301,11 +418,19 @@ pub struct PregenArgs {
     pub generation: GenerationArgs,
 }
 
+/// The ops listener, of `serve` and of `healthcheck`, which probes its port on 127.0.0.1.
+#[derive(Debug, Clone, Args)]
+pub struct AdminArgs {
+    /// The ops listener: `/metrics`, `/healthz`, `/readyz`, outside the public listener's
+    /// connection caps. Keep it off the public network.
+    #[arg(long, env = "ADMIN_BIND", default_value = "127.0.0.1:9090")]
+    pub admin_bind: SocketAddr,
+}
+
 #[derive(Debug, Args)]
 pub struct HealthcheckArgs {
-    /// The server's listen address; its port is probed on 127.0.0.1.
-    #[arg(long, env = "BIND", default_value = "0.0.0.0:8080")]
-    pub bind: SocketAddr,
+    #[command(flatten)]
+    pub admin: AdminArgs,
 }
 
 #[derive(Debug, Args)]

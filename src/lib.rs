@@ -7,6 +7,7 @@
 
 pub mod allocator;
 pub mod api;
+pub mod auth;
 pub mod bench;
 pub mod cli;
 pub mod compression;
@@ -47,6 +48,7 @@ pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
         args.database.database_max_connections,
     )
     .await?;
+    let auth = auth::Authenticator::new(store.clone());
     Ok(AppState {
         levels: LevelService::new(
             Arc::new(store),
@@ -75,6 +77,17 @@ pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
             args.rate_limit.rate_limit_hints_burst,
         )
         .map(Arc::new),
+        players_limiter: ratelimit::RateLimiter::new(
+            args.rate_limit.rate_limit_players_per_min,
+            args.rate_limit.rate_limit_players_burst,
+        )
+        .map(Arc::new),
+        auth,
+        session: api::session::SessionSettings {
+            secure: args.access.session_cookie_secure,
+            lifetime_s: i64::from(args.access.session_hours) * 3600,
+        },
+        cors_origins: args.access.cors_allowed_origins.clone(),
         limits: args.http.limits(),
         trust_forwarded: args.rate_limit.trust_forwarded,
         bench_routes: args.bench_routes,
@@ -89,6 +102,59 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let limits = state.limits.clone();
     server::serve(listener, api::App::new(state), &limits, shutdown).await
+}
+
+/// Serves the ops routes (`/metrics`, `/healthz`, `/readyz`) on `listener` until
+/// `shutdown` resolves: a plain server of its own, outside the public listener's
+/// connection caps and overload guard, so probes answer while the public port is full.
+pub async fn serve_admin(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    axum::serve(listener, api::admin_router(state))
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    Ok(())
+}
+
+/// With no live key in the store, makes a designer key named `first-run` and prints a
+/// sign-in link to standard error (not to the log), once: see `FirstRunKey`.
+pub async fn first_run_key(
+    state: &AppState,
+    policy: config::FirstRunKey,
+    public: std::net::SocketAddr,
+) -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    let store = state.auth.store();
+    if store.live_key_count(auth::now()).await? > 0 {
+        return Ok(());
+    }
+    let make = match policy {
+        config::FirstRunKey::Always => true,
+        config::FirstRunKey::Never => false,
+        config::FirstRunKey::Auto => std::io::stderr().is_terminal(),
+    };
+    if !make {
+        tracing::warn!(
+            "no live key: designer routes and the dashboard refuse everyone until \
+             `levelforge keys create --role designer --name NAME`"
+        );
+        return Ok(());
+    }
+    let key = cli::new_key(store, config::KeyRole::Designer, "first-run", None).await?;
+    let address = if public.ip().is_unspecified() {
+        format!("localhost:{}", public.port())
+    } else {
+        public.to_string()
+    };
+    eprintln!(
+        "\nNo key existed, so levelforge made the designer key `first-run` (shown only now).\n\
+         Sign in to the dashboard: http://{address}/#key={}\n\
+         Revoke it with `levelforge keys revoke first-run`; list keys with `levelforge keys list`.\n",
+        key.token
+    );
+    Ok(())
 }
 
 /// Resolves on SIGTERM or SIGINT.

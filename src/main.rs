@@ -18,6 +18,7 @@ async fn main() -> anyhow::Result<()> {
         Some(Command::Bench(a)) if a.stats => levelforge::stats_bench::run(&a).await,
         Some(Command::Bench(a)) => levelforge::bench::run(&a),
         Some(Command::Stats(a)) => cli::stats(&a).await,
+        Some(Command::Keys(a)) => cli::keys(&a).await,
     }
 }
 
@@ -26,6 +27,21 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     args.allocator.apply()?;
     let state = levelforge::app_state(&args).await?;
     let listener = tokio::net::TcpListener::bind(args.bind).await?;
-    tracing::info!(bind = %args.bind, default_game = state.default_game.name(), "levelforge listening");
-    levelforge::serve(listener, state, levelforge::shutdown_signal()).await
+    let admin_bind = args.admin.admin_bind;
+    let admin = tokio::net::TcpListener::bind(admin_bind)
+        .await
+        .map_err(|e| anyhow::anyhow!("ADMIN_BIND {admin_bind}: {e}"))?;
+    levelforge::first_run_key(&state, args.access.first_run_key, args.bind).await?;
+    tracing::info!(bind = %args.bind, admin_bind = %admin_bind, default_game = state.default_game.name(), "levelforge listening");
+    let (stop, stopped) = tokio::sync::watch::channel(());
+    let mut admin_stopped = stopped.clone();
+    let admin = tokio::spawn(levelforge::serve_admin(admin, state.clone(), async move {
+        let _ = admin_stopped.changed().await;
+    }));
+    levelforge::serve(listener, state, async move {
+        levelforge::shutdown_signal().await;
+        let _ = stop.send(());
+    })
+    .await?;
+    admin.await?
 }

@@ -13,9 +13,10 @@ const SCRIPT: &str = include_str!("../dashboard/app.js");
 const LEVEL_SCRIPT: &str = include_str!("../dashboard/level.js");
 const STYLE: &str = include_str!("../dashboard/style.css");
 
-/// Only our own files and images; no inline script, no third-party hosts.
-const CONTENT_SECURITY_POLICY: &str =
-    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'";
+/// Only our own files and images; no inline script, no third-party hosts, never framed.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data:; \
+     style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; \
+     form-action 'self'";
 
 pub async fn index(request: HeaderMap) -> Response {
     static BODY: LazyLock<Variants> = LazyLock::new(|| Variants::new(INDEX));
@@ -52,9 +53,18 @@ fn no_cache(content_type: &'static str) -> HeaderTemplates {
 /// replica's page is picked up at once.
 fn asset(request: &HeaderMap, templates: &HeaderTemplates, body: &Variants) -> Response {
     let mut response = compression::respond(request, body, templates);
-    response.headers_mut().insert(
+    let headers = response.headers_mut();
+    headers.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
     );
     response
 }

@@ -12,6 +12,7 @@ use levelforge_games::{Limits, Status};
 use serde_json::{Value, json};
 
 use super::AppState;
+use super::auth::MaybePlayer;
 use super::params::{self, ClientIp, LevelQuery};
 use super::problem::ApiError;
 use crate::compression::{self, HeaderTemplates, Variants};
@@ -128,6 +129,7 @@ pub async fn play(
     State(state): State<AppState>,
     Path(path): LevelPath,
     client: ClientIp,
+    player: MaybePlayer,
     query: Result<Query<LevelQuery>, QueryRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -138,7 +140,8 @@ pub async fn play(
     let report = PlayReport::parse(&body)?;
     let idempotency_key = idempotency_key(&headers)?;
     super::rate_limit(state.play_limiter.as_deref(), client.0, "plays")?;
-    let fingerprint = request_fingerprint(&path, query.game.as_deref(), &raw);
+    let player_id = player.0.as_ref().map(|player| player.id.as_str());
+    let fingerprint = request_fingerprint(&path, query.game.as_deref(), player_id, &raw);
     if let Some(key) = idempotency_key
         && let Some(first) = state.levels.store().idempotent_play(key).await?
     {
@@ -185,7 +188,7 @@ pub async fn play(
             moves: &moves_text,
             moves_used: outcome.moves_used,
             time_ms: report.time_ms,
-            client: report.client,
+            client: player_id,
             idempotency: idempotency_key.map(|key| Idempotency {
                 key,
                 fingerprint: &fingerprint,
@@ -226,13 +229,20 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
         })
 }
 
-/// What makes two plays the same request: the level they name and the exact body.
+/// What makes two plays the same request: the level they name, the player who sends
+/// them (so that one player's key never answers another's play) and the exact body.
 fn request_fingerprint(
     (difficulty, seed): &(String, String),
     game: Option<&str>,
+    player: Option<&str>,
     body: &[u8],
 ) -> String {
-    let mut request = format!("{}/{difficulty}/{seed}\n", game.unwrap_or("")).into_bytes();
+    let mut request = format!(
+        "{}/{difficulty}/{seed}\n{}\n",
+        game.unwrap_or(""),
+        player.unwrap_or("")
+    )
+    .into_bytes();
     request.extend_from_slice(body);
     compression::strong_etag(&request)
 }
@@ -271,7 +281,6 @@ struct PlayReport<'a> {
     solved: bool,
     moves: &'a Value,
     time_ms: Option<u64>,
-    client: Option<&'a str>,
 }
 
 impl<'a> PlayReport<'a> {
@@ -295,23 +304,17 @@ impl<'a> PlayReport<'a> {
                     })?,
             ),
         };
-        // Empty would rate every anonymous player as one; control bytes (NUL) are not text
-        // PostgreSQL can store.
-        let client = match body.get("client") {
-            None | Some(Value::Null) => None,
-            Some(c) => Some(
-                c.as_str()
-                    .filter(|c| (1..=128).contains(&c.len()) && !c.chars().any(char::is_control))
-                    .ok_or_else(|| {
-                        bad("`client` must be 1 to 128 bytes of text without control characters")
-                    })?,
-            ),
-        };
+        if body.get("client").is_some() {
+            return Err(bad(
+                "`client` is not accepted: a play is rated for the player whose token it carries \
+                 (`Authorization: Bearer <token>`, from `POST /players`); without a token it is \
+                 stored as an anonymous, unrated play",
+            ));
+        }
         Ok(PlayReport {
             solved,
             moves,
             time_ms,
-            client,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! The HTTP surface (openapi.yaml, docs/http.md). Handlers translate between HTTP and the level service; they
 //! know no game's rules.
 
+pub mod auth;
 mod bench;
 mod browse;
 mod daily;
@@ -9,7 +10,9 @@ mod designers;
 mod levels;
 mod ops;
 pub mod params;
+mod players;
 pub mod problem;
+pub mod session;
 mod warm;
 
 use std::net::SocketAddr;
@@ -42,6 +45,12 @@ pub struct AppState {
     pub verify_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
     pub play_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
     pub hint_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
+    pub players_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
+    /// Resolves player tokens, keys and sessions.
+    pub auth: Arc<crate::auth::Authenticator>,
+    pub session: session::SessionSettings,
+    /// Origins allowed to call the game routes from a browser; empty: none.
+    pub cors_origins: Vec<String>,
     /// The overload layers' settings.
     pub limits: HttpLimits,
     /// Whether `X-Forwarded-For` names the client (behind a trusted proxy only).
@@ -87,31 +96,20 @@ impl App {
 
 fn router(state: AppState, overload: Arc<Overload>) -> Router {
     let routes = Router::new()
+        .merge(game_routes(&state))
+        .merge(designer_routes(&state))
         .route("/", get(dashboard::index))
         .route("/dashboard/app.js", get(dashboard::script))
         .route("/dashboard/level.js", get(dashboard::level_script))
         .route("/dashboard/style.css", get(dashboard::style))
-        .route("/levels", get(browse::browse).layer(compression::dynamic()))
-        .route("/levels/daily", get(daily::daily))
-        .route("/levels/{difficulty}", get(daily::pack))
-        .route("/levels/{difficulty}/{seed}", get(levels::level))
         .route(
-            "/levels/{difficulty}/{seed}/preview.svg",
-            get(levels::preview),
+            "/session",
+            get(session::current)
+                .post(session::open)
+                .delete(session::close),
         )
-        .route("/levels/{difficulty}/{seed}/check", post(levels::check))
-        .route("/levels/{difficulty}/{seed}/plays", post(levels::play))
-        .route("/levels/{difficulty}/{seed}/hint", post(levels::hint))
-        .route("/verify", post(designers::verify))
-        .route("/preview.svg", post(designers::preview))
-        .route(
-            "/games",
-            get(designers::games).layer(compression::dynamic()),
-        )
-        .route("/stats", get(browse::stats).layer(compression::dynamic()))
         .route("/healthz", get(ops::healthz))
-        .route("/readyz", get(ops::readyz))
-        .route("/metrics", get(ops::metrics));
+        .route("/readyz", get(ops::readyz));
     // Off by default: a load-test baseline, not part of the API.
     let routes = if state.bench_routes {
         routes.route("/bench/bytes/{size}", get(bench::bytes))
@@ -133,6 +131,90 @@ fn router(state: AppState, overload: Arc<Overload>) -> Router {
                 tracing::info_span!("request", method = %request.method(), uri = %request.uri())
             }),
         )
+        .with_state(state)
+}
+
+/// What game clients call, from any origin in `CORS_ALLOWED_ORIGINS`: levels, previews,
+/// packs, the daily level, checks, hints, plays, players, and the list of games.
+fn game_routes(state: &AppState) -> Router<AppState> {
+    let routes = Router::new()
+        .route(
+            "/games",
+            get(designers::games).layer(compression::dynamic()),
+        )
+        .route("/levels/daily", get(daily::daily))
+        .route("/levels/{difficulty}", get(daily::pack))
+        .route("/levels/{difficulty}/{seed}", get(levels::level))
+        .route(
+            "/levels/{difficulty}/{seed}/preview.svg",
+            get(levels::preview),
+        )
+        .route("/levels/{difficulty}/{seed}/check", post(levels::check))
+        .route("/levels/{difficulty}/{seed}/plays", post(levels::play))
+        .route("/levels/{difficulty}/{seed}/hint", post(levels::hint))
+        .route("/players", post(players::create))
+        .route("/players/me", get(players::me).delete(players::erase))
+        // Set before the CORS layer, so that it wraps the 405 too and answers preflights.
+        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed });
+    match cors_layer(&state.cors_origins) {
+        Some(cors) => routes.layer(cors),
+        None => routes,
+    }
+}
+
+/// The designer routes: a designer or admin key (or the dashboard's session) first, and
+/// never cross-origin (no CORS layer).
+fn designer_routes(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .route("/levels", get(browse::browse).layer(compression::dynamic()))
+        .route("/stats", get(browse::stats).layer(compression::dynamic()))
+        .route("/verify", post(designers::verify))
+        .route("/preview.svg", post(designers::preview))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::require_designer,
+        ))
+}
+
+/// tower-http's CORS layer for `origins`; `None` when there are none.
+fn cors_layer(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
+    use axum::http::{HeaderName, HeaderValue, Method, header};
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    let origins: Vec<HeaderValue> = origins
+        .iter()
+        .filter(|origin| !origin.is_empty())
+        .filter_map(|origin| HeaderValue::from_str(origin).ok())
+        .collect();
+    if origins.is_empty() {
+        return None;
+    }
+    Some(
+        CorsLayer::new()
+            .allow_origin(AllowOrigin::list(origins))
+            .allow_methods([Method::GET, Method::POST, Method::DELETE])
+            .allow_headers([
+                header::AUTHORIZATION,
+                header::CONTENT_TYPE,
+                header::IF_NONE_MATCH,
+                HeaderName::from_static("idempotency-key"),
+            ])
+            .expose_headers([
+                header::ETAG,
+                header::RETRY_AFTER,
+                header::LOCATION,
+                HeaderName::from_static("idempotent-replayed"),
+            ])
+            .max_age(Duration::from_secs(3600)),
+    )
+}
+
+/// The ops listener's routes (`ADMIN_BIND`): metrics and probes, with no connection caps.
+pub fn admin_router(state: AppState) -> Router {
+    Router::new()
+        .route("/metrics", get(ops::metrics))
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        .fallback(|| async { ApiError::NotFound("no such route".into()) })
         .with_state(state)
 }
 

@@ -13,6 +13,15 @@ use crate::store::StoreError;
 #[derive(Debug)]
 pub enum ApiError {
     BadRequest(String),
+    /// No credential, or one the server does not know (unknown, expired, revoked): the
+    /// answer carries `WWW-Authenticate: Bearer`.
+    Unauthorized {
+        detail: String,
+        /// The presented credential was refused (RFC 6750 `invalid_token`).
+        invalid_token: bool,
+    },
+    /// A known credential that may not do this.
+    Forbidden(String),
     NotFound(String),
     MethodNotAllowed,
     PayloadTooLarge(String),
@@ -42,6 +51,8 @@ impl ApiError {
     fn parts(&self) -> (StatusCode, &'static str) {
         match self {
             ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad-request"),
+            ApiError::Unauthorized { .. } => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
             ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed"),
             ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large"),
@@ -59,6 +70,8 @@ impl ApiError {
     fn detail(&self) -> String {
         match self {
             ApiError::BadRequest(d)
+            | ApiError::Forbidden(d)
+            | ApiError::Unauthorized { detail: d, .. }
             | ApiError::NotFound(d)
             | ApiError::PayloadTooLarge(d)
             | ApiError::Internal(d) => d.clone(),
@@ -100,6 +113,16 @@ impl IntoResponse for ApiError {
         | ApiError::TooManyRequests { retry_after_s, .. } = self
         {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after_s));
+        }
+        if let ApiError::Unauthorized { invalid_token, .. } = self {
+            headers.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static(if invalid_token {
+                    "Bearer realm=\"levelforge\", error=\"invalid_token\""
+                } else {
+                    "Bearer realm=\"levelforge\""
+                }),
+            );
         }
         response
     }
@@ -155,7 +178,10 @@ impl From<StoreError> for ApiError {
                 }
             }
             // The client cannot fix it and the SQL is ours: log it, answer plainly.
-            StoreError::Query(_) | StoreError::Migration(_) | StoreError::IdempotencyKeyTaken => {
+            StoreError::Query(_)
+            | StoreError::Migration(_)
+            | StoreError::IdempotencyKeyTaken
+            | StoreError::Conflict(_) => {
                 tracing::error!(error = %e, "database error");
                 ApiError::Internal("the database rejected the server's query".into())
             }

@@ -10,7 +10,9 @@
 //! coding, Vary, Cache-Control, 304), it takes an in-flight slot of the same overload
 //! guard, and it counts the same request and cache series.
 //!
-//! Whatever is not plainly such a request goes to the router unchanged: another method,
+//! Whatever is not plainly such a request goes to the router unchanged: a browser's
+//! cross-origin request when CORS is configured (the router's CORS layer answers it),
+//! another method,
 //! a body, a percent-encoded or otherwise unusual path or query, input the handler would
 //! refuse, a level not in memory (cold, or to be generated), all in-flight slots taken (the
 //! guard then sheds or queues as configured), and debug logging of requests turned on.
@@ -92,13 +94,26 @@ impl WarmPath {
         {
             return None;
         }
+        let cors = !self.state.cors_origins.is_empty();
+        // A browser's cross-origin request gets its CORS headers from the router.
+        if cors && request.headers().contains_key(axum::http::header::ORIGIN) {
+            return None;
+        }
         let game = game_parameter(request.uri().query())?;
         let (_, key) = params::level_key(difficulty, seed, game, self.state.default_game).ok()?;
         let _slot = self.overload.try_slot()?;
         let level = self.state.levels.cached(&key).await?;
         crate::metrics::cache(true);
         Some(respond_and_count(&self.level, started, || {
-            respond(request.headers(), &level.body, &JSON)
+            let mut response = respond(request.headers(), &level.body, &JSON);
+            if cors {
+                // A cache in front must not hand this answer to a browser of another origin.
+                response.headers_mut().append(
+                    axum::http::header::VARY,
+                    axum::http::HeaderValue::from_static("origin"),
+                );
+            }
+            response
         }))
     }
 

@@ -5,6 +5,7 @@
 //! driver: the SQL is shared, and each backend has its own migrations folder.
 
 mod browse;
+mod credentials;
 mod dialect;
 mod plays;
 mod rollups;
@@ -16,6 +17,7 @@ use async_trait::async_trait;
 use levelforge_games::{Difficulty, Status, Summary};
 
 pub use browse::{Browse, Cursor, LevelSummary};
+pub use credentials::{KeyRecord, NewKey, PlayerRating, StoredSecret};
 pub use plays::{PlayRatings, StoredPlay};
 pub use rollups::Rollups;
 pub use sql::SqlStore;
@@ -78,6 +80,9 @@ pub enum StoreError {
     /// A concurrent play with the same idempotency key committed first; nothing stored.
     #[error("the idempotency key is taken")]
     IdempotencyKeyTaken,
+    /// A row with the same unique name exists (a live key's name).
+    #[error("{0}")]
+    Conflict(String),
 }
 
 impl From<sqlx::Error> for StoreError {

@@ -189,7 +189,7 @@ async fn lock_level(
     }))
 }
 
-/// Rates the play if it is the client's first of this (locked) level.
+/// Rates the play if it is the player's first of this (locked) level.
 async fn rate_first_play(
     tx: &mut Transaction<'static, Any>,
     play: &NewPlay<'_>,
@@ -211,15 +211,21 @@ async fn rate_first_play(
     if earlier > 0 {
         return Ok(None);
     }
+    // Only a player that still exists is rated: one erased a moment ago on another
+    // replica, whose token that replica still trusts, gets no rating row back.
     let player_row = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO players (game, client) VALUES ($1, $2) \
+        "INSERT INTO players (game, client) \
+         SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM player_accounts WHERE id = $2) \
          ON CONFLICT (game, client) DO UPDATE SET rated_plays = players.rated_plays \
          RETURNING {RATING_COLUMNS}"
     )))
     .bind(key.game)
     .bind(client)
-    .fetch_one(&mut **tx)
+    .fetch_optional(&mut **tx)
     .await?;
+    let Some(player_row) = player_row else {
+        return Ok(None);
+    };
     let player_before = rating_of(&player_row)?;
     let ratings = PlayRatings {
         player_before,
@@ -289,7 +295,10 @@ async fn insert(
         .push_bind(play.moves.to_string())
         .push_bind(play.moves_used as i32)
         .push_bind(play.time_ms.map(|t| t as i64))
-        .push_bind(play.client.map(str::to_string))
+        // The player's id only while the player exists (see `rate_first_play`).
+        .push("(SELECT id FROM player_accounts WHERE id = ")
+        .push_bind_unseparated(play.client.map(str::to_string))
+        .push_unseparated(")")
         .push_bind(rated)
         .push("CASE WHEN ")
         .push_bind_unseparated(rated)

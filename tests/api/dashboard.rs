@@ -26,12 +26,14 @@ async fn dashboard_files_are_self_contained_and_revalidate() {
         assert_eq!(response.status(), 200, "{path}");
         let headers = response.headers().clone();
         assert_eq!(headers["content-type"], content_type, "{path}");
-        assert!(
-            headers["content-security-policy"]
-                .to_str()
-                .unwrap()
-                .starts_with("default-src 'self'")
+        assert_eq!(
+            headers["content-security-policy"],
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
+             frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+            "{path}"
         );
+        assert_eq!(headers["x-content-type-options"], "nosniff", "{path}");
+        assert_eq!(headers["referrer-policy"], "no-referrer", "{path}");
         let body = response.text().await.unwrap();
         // Nothing from other hosts (the browser test also blocks any such request).
         for remote in ["src=\"http", "href=\"http", "url(http", "fetch(\"http"] {

@@ -274,11 +274,11 @@ fn dockerfile_runs_real_subcommands_and_variables() {
 }
 
 #[test]
-fn healthcheck_defaults_to_the_serving_port() {
+fn healthcheck_defaults_to_the_ops_listener() {
     use clap::Parser;
     let cli = Cli::try_parse_from(["levelforge", "healthcheck"]).unwrap();
     let Some(levelforge::config::Command::Healthcheck(args)) = cli.command else {
         panic!("healthcheck")
     };
-    assert_eq!(args.bind.port(), 8080);
+    assert_eq!(args.admin.admin_bind.port(), 9090);
 }

@@ -8,33 +8,6 @@ use serde_json::{Value, json};
 
 use crate::helpers::{Backend, TestApp, TestDatabase};
 
-/// `name_on_sqlite` and `name_on_postgres` tests running `name(backend)`; the PostgreSQL
-/// one is ignored unless the `test-postgres` feature is on (scripts/test.sh).
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod on_sqlite {
-            $(
-                #[tokio::test]
-                async fn $name() {
-                    super::$name(super::Backend::Sqlite).await;
-                }
-            )*
-        }
-        mod on_postgres {
-            $(
-                #[tokio::test]
-                #[cfg_attr(
-                    not(feature = "test-postgres"),
-                    ignore = "needs PostgreSQL: scripts/test.sh sets it up"
-                )]
-                async fn $name() {
-                    super::$name(super::Backend::Postgres).await;
-                }
-            )*
-        }
-    };
-}
-
 on_both_backends!(
     browse_pages_in_par_then_seed_order_with_links,
     browse_filters_by_tier_and_par_and_rejects_bad_queries,

@@ -200,14 +200,26 @@ enum Running {
     Child(tokio::process::Child),
 }
 
+/// A player made by `POST /players`.
+pub struct Player {
+    pub id: String,
+    pub token: String,
+}
+
 /// The service under test, on `127.0.0.1` and a random port.
 pub struct TestApp {
     /// `http://127.0.0.1:PORT`
     pub base: String,
+    /// The ops listener (`ADMIN_BIND`): `http://127.0.0.1:PORT`
+    pub admin_base: String,
+    /// A designer key made for the test (`levelforge keys create` does the same).
+    pub designer_key: String,
     /// Kept alive (and so not yet removed) while the app runs.
     _database: Arc<TestDatabase>,
     http: reqwest::Client,
     running: Option<Running>,
+    /// Players the tests call by name (`post_play`'s `client`), made on first use.
+    named_players: Mutex<std::collections::HashMap<String, String>>,
 }
 
 impl TestApp {
@@ -229,6 +241,10 @@ impl TestApp {
     /// A server that reaches `database` through another URL (a proxy in front of it).
     pub async fn on_url(database: &Arc<TestDatabase>, url: &str, flags: &[&str]) -> TestApp {
         let mut argv = vec!["levelforge", "serve", "--database-url", url];
+        // Tests make many players from one address; the limit has tests of its own.
+        if !flags.contains(&"--rate-limit-players-per-min") {
+            argv.extend(["--rate-limit-players-per-min", "0"]);
+        }
         argv.extend_from_slice(flags);
         let Some(Command::Serve(args)) = <Cli as clap::Parser>::try_parse_from(argv)
             .expect("serve flags")
@@ -237,21 +253,36 @@ impl TestApp {
             unreachable!("the argv starts with serve")
         };
         let state = levelforge::app_state(&args).await.expect("app state");
+        let designer_key = make_key(state.auth.store()).await;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
+        let admin = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let admin_base = format!("http://{}", admin.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
+        let (admin_stop, admin_stopped) = oneshot::channel::<()>();
+        let admin_state = state.clone();
+        tokio::spawn(async move {
+            let _ = levelforge::serve_admin(admin, admin_state, async {
+                let _ = admin_stopped.await;
+            })
+            .await;
+        });
         let task = tokio::spawn(async move {
             levelforge::serve(listener, state, async {
                 let _ = stopped.await;
+                let _ = admin_stop.send(());
             })
             .await
             .expect("server");
         });
         TestApp {
             base,
+            admin_base,
+            designer_key,
             _database: database.clone(),
             http: client(),
             running: Some(Running::InProcess { stop, task }),
+            named_players: Mutex::default(),
         }
     }
 
@@ -260,14 +291,23 @@ impl TestApp {
     pub async fn spawn_process(flags: &[&str]) -> TestApp {
         let database = TestDatabase::sqlite();
         // The binary does not report the port it bound, so take a free one first.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let bind = format!("127.0.0.1:{port}");
+        let admin_bind = format!("127.0.0.1:{}", free_port());
+        let designer_key = make_key(
+            &levelforge::store::SqlStore::connect(&database.url, 1)
+                .await
+                .unwrap(),
+        )
+        .await;
         let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_levelforge"))
             .args(["serve", "--bind", &bind, "--database-url", &database.url])
+            .args(["--admin-bind", &admin_bind])
+            .args(if flags.contains(&"--rate-limit-players-per-min") {
+                &[][..]
+            } else {
+                &["--rate-limit-players-per-min", "0"][..]
+            })
             .args(flags)
             .env("RUST_LOG", "error")
             .stdout(std::process::Stdio::null())
@@ -276,9 +316,12 @@ impl TestApp {
             .expect("the levelforge binary starts");
         let app = TestApp {
             base: format!("http://{bind}"),
+            admin_base: format!("http://{admin_bind}"),
+            designer_key,
             _database: database,
             http: client(),
             running: Some(Running::Child(child)),
+            named_players: Mutex::default(),
         };
         for _ in 0..200 {
             if app.http.get(app.url("/healthz")).send().await.is_ok() {
@@ -293,12 +336,79 @@ impl TestApp {
         format!("{}{path}", self.base)
     }
 
+    /// A GET with `Authorization: Bearer <token>`.
+    pub async fn get_as(&self, token: &str, path: &str) -> Answer {
+        let request = self.http.get(self.url(path)).bearer_auth(token);
+        Answer::read(request.send().await.unwrap()).await
+    }
+
+    /// A POST of JSON with `Authorization: Bearer <token>`.
+    pub async fn post_as(&self, token: &str, path: &str, body: &Value) -> Answer {
+        let request = self.http.post(self.url(path)).bearer_auth(token).json(body);
+        Answer::read(request.send().await.unwrap()).await
+    }
+
+    /// A GET with the test's designer key.
+    pub async fn designer_get(&self, path: &str) -> Answer {
+        self.get_as(&self.designer_key, path).await
+    }
+
+    /// A POST with the test's designer key.
+    pub async fn designer_post(&self, path: &str, body: &Value) -> Answer {
+        self.post_as(&self.designer_key, path, body).await
+    }
+
+    /// A new player (`POST /players`, which must answer 201).
+    pub async fn new_player(&self) -> Player {
+        let answer = Answer::read(self.http.post(self.url("/players")).send().await.unwrap()).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::CREATED,
+            "POST /players: {}",
+            answer.body
+        );
+        let body = answer.json();
+        Player {
+            id: body["player"].as_str().unwrap().to_string(),
+            token: body["token"].as_str().unwrap().to_string(),
+        }
+    }
+
+    /// `POST /levels/{difficulty}/{seed}/plays?game=...` as the player of `token`.
+    pub async fn post_play_as(
+        &self,
+        token: &str,
+        game: &str,
+        difficulty: &str,
+        seed: u64,
+        play: &Value,
+    ) -> Answer {
+        let path = format!("/levels/{difficulty}/{seed}/plays?game={game}");
+        self.post_as(token, &path, play).await
+    }
+
+    /// A GET on the ops listener.
+    pub async fn admin_get(&self, path: &str) -> Answer {
+        let url = format!("{}{path}", self.admin_base);
+        Answer::read(self.http.get(url).send().await.unwrap()).await
+    }
+
     /// `host:port`, for raw TCP tests.
     pub fn address(&self) -> &str {
         self.base.trim_start_matches("http://")
     }
 
+    /// A GET; on a designer route (browse, stats) with the test's designer key, as the
+    /// dashboard would send it. `anonymous_get` sends none.
     pub async fn get(&self, path: &str) -> Answer {
+        if is_designer_route(path) {
+            return self.designer_get(path).await;
+        }
+        self.anonymous_get(path).await
+    }
+
+    /// A GET without any credential.
+    pub async fn anonymous_get(&self, path: &str) -> Answer {
         Answer::read(self.http.get(self.url(path)).send().await.unwrap()).await
     }
 
@@ -309,7 +419,16 @@ impl TestApp {
         answer.json()
     }
 
+    /// A POST of JSON; on a designer route (verify, preview) with the test's designer key.
     pub async fn post(&self, path: &str, body: &Value) -> Answer {
+        if is_designer_route(path) {
+            return self.designer_post(path, body).await;
+        }
+        self.anonymous_post(path, body).await
+    }
+
+    /// A POST of JSON without any credential.
+    pub async fn anonymous_post(&self, path: &str, body: &Value) -> Answer {
         let request = self.http.post(self.url(path)).json(body);
         Answer::read(request.send().await.unwrap()).await
     }
@@ -333,25 +452,52 @@ impl TestApp {
             .await
     }
 
-    /// `POST /levels/{difficulty}/{seed}/plays?game=...` with `play` as the body.
+    /// `POST /levels/{difficulty}/{seed}/plays?game=...` with `play` as the body. A
+    /// `client` in `play` names a test player: it leaves the body, and the play is sent
+    /// with that player's token (made on first use); without it the play is anonymous.
     pub async fn post_play(&self, game: &str, difficulty: &str, seed: u64, play: &Value) -> Answer {
         let path = format!("/levels/{difficulty}/{seed}/plays?game={game}");
-        self.post(&path, play).await
+        let mut body = play.clone();
+        match body.as_object_mut().and_then(|b| b.remove("client")) {
+            Some(Value::String(name)) => {
+                let token = self.named_player(&name).await;
+                self.post_as(&token, &path, &body).await
+            }
+            _ => self.anonymous_post(&path, &body).await,
+        }
     }
 
-    /// `GET /stats?{query}`, which must answer 200.
+    /// The token of the test player called `name`.
+    pub async fn named_player(&self, name: &str) -> String {
+        let mut players = self.named_players.lock().await;
+        if let Some(token) = players.get(name) {
+            return token.clone();
+        }
+        let token = self.new_player().await.token;
+        players.insert(name.to_string(), token.clone());
+        token
+    }
+
+    /// `GET /stats?{query}` as a designer, which must answer 200.
     pub async fn get_stats(&self, query: &str) -> Value {
-        self.get_json(&format!("/stats?{query}")).await
+        self.designer_json(&format!("/stats?{query}")).await
     }
 
-    /// `GET /levels?{query}` (browse), which must answer 200.
+    /// `GET /levels?{query}` (browse) as a designer, which must answer 200.
     pub async fn browse(&self, query: &str) -> Value {
-        self.get_json(&format!("/levels?{query}")).await
+        self.designer_json(&format!("/levels?{query}")).await
     }
 
-    /// The `/metrics` text.
+    /// A designer GET answered 200 with JSON: the JSON.
+    pub async fn designer_json(&self, path: &str) -> Value {
+        let answer = self.designer_get(path).await;
+        assert_eq!(answer.status, StatusCode::OK, "GET {path}: {}", answer.body);
+        answer.json()
+    }
+
+    /// The `/metrics` text, from the ops listener.
     pub async fn metrics(&self) -> String {
-        let answer = self.get("/metrics").await;
+        let answer = self.admin_get("/metrics").await;
         assert_eq!(answer.status, StatusCode::OK);
         assert!(answer.header("content-type").starts_with("text/plain"));
         answer.body
@@ -384,6 +530,31 @@ impl TestApp {
             None => {}
         }
     }
+}
+
+/// The designer routes (openapi.yaml's `designerKey` operations): browse, stats, verify
+/// and the preview of a posted level.
+pub fn is_designer_route(path: &str) -> bool {
+    let route = path.split('?').next().unwrap_or(path);
+    ["/levels", "/stats", "/verify", "/preview.svg"].contains(&route)
+}
+
+/// A port free on 127.0.0.1 a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A designer key on `store`, as `levelforge keys create` makes one.
+pub async fn make_key(store: &levelforge::store::SqlStore) -> String {
+    let name = unique("designer");
+    levelforge::cli::new_key(store, levelforge::config::KeyRole::Designer, &name, None)
+        .await
+        .expect("a designer key")
+        .token
 }
 
 /// A TCP proxy in front of PostgreSQL that the test cuts (every link dropped, new ones

@@ -1,6 +1,33 @@
 //! The integration tests: one binary, a module per area, all starting from
 //! [`helpers::TestApp`]. A new area is a new module here.
 
+/// `name_on_sqlite` and `name_on_postgres` tests running `name(backend)`; the PostgreSQL
+/// one is ignored unless the `test-postgres` feature is on (scripts/test.sh).
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod on_sqlite {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    super::$name(crate::helpers::Backend::Sqlite).await;
+                }
+            )*
+        }
+        mod on_postgres {
+            $(
+                #[tokio::test]
+                #[cfg_attr(
+                    not(feature = "test-postgres"),
+                    ignore = "needs PostgreSQL: scripts/test.sh sets it up"
+                )]
+                async fn $name() {
+                    super::$name(crate::helpers::Backend::Postgres).await;
+                }
+            )*
+        }
+    };
+}
+
 mod adding_a_game;
 mod cli;
 mod client_ts;
@@ -15,4 +42,5 @@ mod ops;
 mod play;
 mod proxy_cache;
 mod reliability;
+mod security;
 mod stats_rollups;

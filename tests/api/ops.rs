@@ -250,7 +250,13 @@ async fn a_full_server_sheds_with_503_problems() {
         serde_json::from_str(include_str!("reliability/fruit_expensive.json")).unwrap();
     let warm_level = "/levels/easy/1?game=fruit";
     assert_eq!(server.get(warm_level).await.status, 200);
-    let verify = tokio::spawn(client().post(server.url("/verify")).json(&expensive).send());
+    let verify = tokio::spawn(
+        client()
+            .post(server.url("/verify"))
+            .bearer_auth(&server.designer_key)
+            .json(&expensive)
+            .send(),
+    );
     tokio::time::sleep(Duration::from_millis(500)).await;
     // A warm level, answered before the router when a slot is free, is shed too.
     for path in ["/healthz", warm_level] {

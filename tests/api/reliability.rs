@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::helpers::{Proxy, TestApp, TestDatabase, client};
+use super::helpers::{Proxy, TestApp, TestDatabase, client, is_designer_route, make_key};
 
 type Server = TestApp;
 use reqwest::StatusCode;
@@ -64,9 +64,15 @@ async fn stalled_bodies_starve_no_probe_and_big_bodies_get_413_at_once() {
         stalled.push(stalled_post(&address, 1000, b"{").await);
     }
     tokio::time::sleep(Duration::from_millis(100)).await;
-    for path in ["/healthz", "/readyz", "/metrics", "/levels/easy/1"] {
+    for path in ["/healthz", "/readyz", "/levels/easy/1"] {
         assert_eq!(status_of(server.url(path)).await, 200, "{path}");
     }
+    let metrics = format!("{}/metrics", server.admin_base);
+    assert_eq!(
+        status_of(metrics).await,
+        200,
+        "/metrics on the ops listener"
+    );
     // Each stalled upload gets 408 problem+json at the body read timeout, then EOF.
     let started = Instant::now();
     for mut stream in stalled {
@@ -253,13 +259,13 @@ async fn posts_as(
 ) -> Vec<u16> {
     let mut statuses = Vec::new();
     for _ in 0..times {
-        let response = client()
+        let mut request = client()
             .post(server.url(path))
-            .header("X-Forwarded-For", client_ip)
-            .json(body)
-            .send()
-            .await
-            .unwrap();
+            .header("X-Forwarded-For", client_ip);
+        if is_designer_route(path) {
+            request = request.bearer_auth(&server.designer_key);
+        }
+        let response = request.json(body).send().await.unwrap();
         statuses.push(response.status().as_u16());
     }
     statuses
@@ -346,6 +352,7 @@ impl Process {
             .env("BIND", format!("127.0.0.1:{port}"))
             .env("DATABASE_URL", database_url)
             .env("RUST_LOG", "warn")
+            .env("ADMIN_BIND", "127.0.0.1:0")
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -410,6 +417,10 @@ fn expensive_levels() -> Vec<(&'static str, Value)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn expensive_verifications_stay_under_200_mb_and_leave_generation_slots() {
     let database = TestDatabase::sqlite();
+    let store = levelforge::store::SqlStore::connect(&database.url, 1)
+        .await
+        .unwrap();
+    let key = make_key(&store).await;
     let process = Process::start(
         &database.url,
         &[("GEN_CONCURRENCY", "2"), ("TRUST_FORWARDED", "true")],
@@ -420,12 +431,14 @@ async fn expensive_verifications_stay_under_200_mb_and_leave_generation_slots() 
     for (round, (game, level)) in expensive_levels().into_iter().enumerate() {
         for copy in 0..2 {
             let url = process.url(&format!("/verify?game={game}"));
+            let key = key.clone();
             let level = level.clone();
             let ip = format!("10.9.{round}.{copy}");
             verifications.push(tokio::spawn(async move {
                 let response = client()
                     .post(url)
                     .header("X-Forwarded-For", ip)
+                    .bearer_auth(key)
                     .json(&level)
                     .send()
                     .await
@@ -519,7 +532,7 @@ async fn a_play_of_a_level_served_during_an_outage_is_stored_after_it() {
         .await
         .unwrap();
     proxy.restore();
-    let play = json!({"solved": true, "moves": level["solution"], "client": "edge"});
+    let play = json!({"solved": true, "moves": level["solution"]});
     let mut answer = None;
     for _ in 0..40 {
         // The pool may still hold links the cut broke: 503 until they are replaced.
@@ -580,8 +593,19 @@ async fn a_repeated_idempotency_key_returns_the_first_answer_and_stores_nothing(
         .await
         .unwrap();
     let url = server.url("/levels/easy/3/plays");
-    let play = json!({"solved": true, "moves": level["solution"], "client": "p1"});
-    let http = client();
+    let play = json!({"solved": true, "moves": level["solution"]});
+    let player = server.new_player().await;
+    let http = reqwest::Client::builder()
+        .default_headers(
+            [(
+                reqwest::header::AUTHORIZATION,
+                format!("Bearer {}", player.token).parse().unwrap(),
+            )]
+            .into_iter()
+            .collect(),
+        )
+        .build()
+        .unwrap();
     let first = post_play(&http, &url, &play, Some("k-1")).await.unwrap();
     assert_eq!(first.status(), 201);
     assert!(!first.headers().contains_key("idempotent-replayed"));
@@ -596,7 +620,7 @@ async fn a_repeated_idempotency_key_returns_the_first_answer_and_stores_nothing(
         "the first answer, ratings too"
     );
     // The same key with another request is refused.
-    let other = json!({"solved": false, "moves": level["solution"], "client": "p1"});
+    let other = json!({"solved": false, "moves": level["solution"]});
     let reused = post_play(&http, &url, &other, Some("k-1")).await.unwrap();
     assert_eq!(reused.status(), 422);
     assert_eq!(
@@ -652,13 +676,9 @@ async fn input_that_breaks_the_contract_is_refused_with_4xx() {
     let moves = level["solution"].to_string();
     let json_type = Some("application/json");
     let cases: Vec<(String, Option<&str>, u16)> = vec![
+        // A body cannot name a player: only a token does.
         (
-            format!(r#"{{"solved":true,"moves":{moves},"client":"a\u0000b"}}"#),
-            json_type,
-            400,
-        ),
-        (
-            format!(r#"{{"solved":true,"moves":{moves},"client":""}}"#),
+            format!(r#"{{"solved":true,"moves":{moves},"client":"victim"}}"#),
             json_type,
             400,
         ),
@@ -734,6 +754,7 @@ async fn input_that_breaks_the_contract_is_refused_with_4xx() {
     assert_eq!(count(&database.url, "SELECT COUNT(*) FROM plays").await, 1);
     let stats: Value = client()
         .get(server.url("/stats"))
+        .bearer_auth(&server.designer_key)
         .send()
         .await
         .unwrap()
@@ -822,7 +843,7 @@ async fn thirty_database_cuts_lose_and_duplicate_no_play() {
                 let mut n = 0;
                 while flapping.load(Ordering::SeqCst) {
                     let key = format!("w{worker}-{n}");
-                    let play = json!({"solved": true, "moves": moves, "client": format!("c{worker}-{}", n % 3)});
+                    let play = json!({"solved": true, "moves": moves, "time_ms": n});
                     let deadline = Instant::now() + Duration::from_secs(30);
                     let (id, seen) = post_until_created(&http, &url, &play, &key, deadline).await;
                     refused_first += usize::from(!seen.is_empty());
@@ -888,7 +909,7 @@ async fn write_until_killed(
                 let (mut acked, mut unacked) = (BTreeMap::new(), Vec::new());
                 for n in 0.. {
                     let key = format!("kill-{writer}-{n}");
-                    let play = json!({"solved": true, "moves": moves, "client": key});
+                    let play = json!({"solved": true, "moves": moves, "time_ms": n});
                     match post_play(&http, &url, &play, Some(&key)).await {
                         Ok(r) if r.status() == StatusCode::CREATED => {
                             let answer: Value = r.json().await.unwrap();
@@ -943,7 +964,7 @@ async fn kill_9_during_writes(database: &str) {
     // try had committed.
     let url = process.url("/levels/easy/1/plays");
     for key in &unacked {
-        let play = json!({"solved": true, "moves": level["solution"], "client": key});
+        let play = json!({"solved": true, "moves": level["solution"]});
         let response = post_play(&client(), &url, &play, Some(key)).await.unwrap();
         assert_eq!(response.status(), 201);
     }

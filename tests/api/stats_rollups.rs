@@ -100,13 +100,8 @@ async fn store_plan(servers: &[&TestApp], plan: &[Play]) {
             "client": play.client.map(|c| format!("player-{c}")),
         });
         async move {
-            let response = client()
-                .post(server.url(&format!("/levels/{tier}/{seed}/plays?game={game}")))
-                .json(&body)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(response.status(), 201, "{}", response.text().await.unwrap());
+            let answer = server.post_play(game, tier, seed, &body).await;
+            assert_eq!(answer.status, 201, "{}", answer.body);
         }
     });
     join_all(posts).await;
@@ -149,6 +144,7 @@ async fn stats_agree_with_raw_rows(server: &TestApp, url: &str) {
     let pool = sqlx::AnyPool::connect(url).await.unwrap();
     let stats: Value = client()
         .get(server.url("/stats"))
+        .bearer_auth(&server.designer_key)
         .send()
         .await
         .unwrap()
@@ -334,6 +330,7 @@ async fn check_plan(database: &Arc<TestDatabase>, plan: &[Play], two_servers: bo
     assert_rollups_match(url).await;
     let window: Value = client()
         .get(first.url("/stats?game=fruit&difficulty=easy&since=2026-01-01&until=2026-01-05"))
+        .bearer_auth(&first.designer_key)
         .send()
         .await
         .unwrap()

@@ -1,0 +1,132 @@
+//! The dashboard's sign-in (docs/security.md): `POST /session` trades a key for a session
+//! cookie, `DELETE /session` ends it, `GET /session` says who is signed in.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::auth::{SESSION_COOKIE, designer, same_origin, session_cookie};
+use super::params;
+use super::problem::ApiError;
+use crate::auth::{Kind, NewSecret, Person, Presented, Principal, now};
+
+/// Settings of the session cookie.
+#[derive(Clone, Debug)]
+pub struct SessionSettings {
+    /// Adds `Secure`: the browser then sends the cookie over HTTPS only.
+    pub secure: bool,
+    /// How long a sign-in lasts (cut to the key's own expiry).
+    pub lifetime_s: i64,
+}
+
+/// `POST /session` with `{"key": "lfk_…"}`: 204 with the session cookie.
+pub async fn open(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    if !same_origin(&headers) {
+        return Err(ApiError::Forbidden(
+            "sign in from the dashboard's own origin".into(),
+        ));
+    }
+    let body = params::json_body(&headers, &body?)?;
+    let key = body.get("key").and_then(Value::as_str).ok_or_else(|| {
+        ApiError::BadRequest("the body needs `key`, a designer or admin key".into())
+    })?;
+    let refused = |detail: &str| ApiError::Unauthorized {
+        detail: detail.into(),
+        invalid_token: true,
+    };
+    let presented = Presented::parse(key)
+        .filter(|p| p.kind == Kind::Key)
+        .ok_or_else(|| refused("that is not a key this server issued (keys start with `lfk_`)"))?;
+    let Some(Principal::Person(person)) = state.auth.resolve(&presented).await? else {
+        return Err(refused("the key is unknown, expired or revoked"));
+    };
+    let now = now();
+    let ends = person
+        .ends_at
+        .map_or(now + state.session.lifetime_s, |end| {
+            end.min(now + state.session.lifetime_s)
+        });
+    let session = NewSecret::generate(Kind::Session);
+    state
+        .auth
+        .store()
+        .create_session(&session.id, &session.hash, &person.key_id, now, ends)
+        .await?;
+    let cookie = format!(
+        "{SESSION_COOKIE}={}; Path=/; Max-Age={}; HttpOnly; SameSite=Strict{}",
+        session.token,
+        ends - now,
+        if state.session.secure { "; Secure" } else { "" }
+    );
+    Ok(with_cookie(StatusCode::NO_CONTENT.into_response(), &cookie))
+}
+
+/// `GET /session`: the key signed in, and when the sign-in ends.
+pub async fn current(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let person = designer(&state, &Method::GET, &headers).await?;
+    Ok((
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(describe(&person)),
+    )
+        .into_response())
+}
+
+fn describe(person: &Person) -> Value {
+    let ends = person
+        .ends_at
+        .and_then(|end| jiff::Timestamp::from_second(end).ok())
+        .map(|end| end.to_string());
+    json!({
+        "key": {"id": person.key_id, "name": person.name, "role": person.role.as_str()},
+        "expires_at": ends,
+    })
+}
+
+/// `DELETE /session`: ends the cookie's session, if any, and clears the cookie.
+pub async fn close(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    if !same_origin(&headers) {
+        return Err(ApiError::Forbidden(
+            "sign out from the dashboard's own origin".into(),
+        ));
+    }
+    if let Some(presented) = session_cookie(&headers)
+        .and_then(Presented::parse)
+        .filter(|p| p.kind == Kind::Session)
+    {
+        // Only the session's own token ends it.
+        if state.auth.resolve(&presented).await?.is_some() {
+            state.auth.store().delete_session(&presented.id).await?;
+        }
+        state.auth.forget(&presented).await;
+    }
+    let cookie = format!(
+        "{SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict{}",
+        if state.session.secure { "; Secure" } else { "" }
+    );
+    Ok(with_cookie(StatusCode::NO_CONTENT.into_response(), &cookie))
+}
+
+fn with_cookie(mut response: Response, cookie: &str) -> Response {
+    if let Ok(value) = HeaderValue::from_str(cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
