@@ -124,7 +124,12 @@ async fn seed_levels_and_plays(server: &TestApp) {
 /// Runs one script of tests/browser against the server, with `extra` arguments after the
 /// screenshot directory; its screenshots go to `shots`. The designer key goes by the
 /// environment: a command line is readable by every user of the machine.
-async fn run_browser_script(server: &TestApp, script: &str, shots: &Path, extra: &[&str]) -> String {
+async fn run_browser_script(
+    server: &TestApp,
+    script: &str,
+    shots: &Path,
+    extra: &[&str],
+) -> String {
     let script_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
     // The same default as common.mjs.
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
@@ -190,7 +195,11 @@ async fn dashboard_signs_in_renders_and_opens_a_level_in_headless_chromium() {
     );
     assert_screenshots(
         &shots,
-        &["dashboard-signin.png", "dashboard.png", "dashboard-level.png"],
+        &[
+            "dashboard-signin.png",
+            "dashboard.png",
+            "dashboard-level.png",
+        ],
     );
     server.stop().await;
 }

@@ -50,14 +50,14 @@ export async function signIn(page, base, key, path = "/") {
 // besides `base`'s (all on loopback). `intercept: false` watches requests instead of
 // routing them: while Playwright routes requests, Chromium's CORS preflights never reach
 // the server (Playwright answers them itself, allowing everything), so a CORS test must not
-// route; there no host name resolves, which keeps the browser offline all the same.
+// route; there no host but 127.0.0.1 resolves, which keeps the browser offline all the same.
 export async function withPage(base, run, { origins = [], intercept = true } = {}) {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     args: [
       "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
-      ...(intercept ? [] : ["--host-resolver-rules=MAP * ~NOTFOUND"]),
+      ...(intercept ? [] : ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]),
     ],
   });
   try {
