@@ -63,6 +63,13 @@ export async function withPage(base, run, { origins = [], intercept = true } = {
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    // Every Content-Security-Policy violation, whatever Chromium's console calls it.
+    await page.exposeFunction("reportCspViolation", (what) => problems.push(`CSP violation: ${what}`));
+    await page.addInitScript(() =>
+      document.addEventListener("securitypolicyviolation", (event) =>
+        window.reportCspViolation(`${event.violatedDirective} blocked ${event.blockedURI || "inline"} at ${event.sourceFile}:${event.lineNumber}`),
+      ),
+    );
     page.on("console", (m) => {
       const status = /status of (\d+)/.exec(m.text())?.[1];
       if (m.type() !== "error" || handledStatuses.has(Number(status))) return;
