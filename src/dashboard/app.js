@@ -374,6 +374,8 @@ async function signIn(event) {
     if (answer.ok) {
       input.value = "";
       await enter();
+      // The button that had the focus is gone with the screen: keyboard users go on from the picker.
+      if (session.key) $("#game").focus();
     } else {
       signInError(`${answer.status === 401 ? "The key was not accepted" : "Could not sign in"}: ${problem(answer)}`);
       input.select();

@@ -45,6 +45,7 @@ await withPage(base, async (page) => {
   await page.locator("#signin button[type=submit]").click();
   await signedIn(page);
   check(await page.locator("#signin-screen").isHidden(), "the sign-in screen is gone");
+  check(await page.evaluate(() => document.activeElement?.id) === "game", "the focus moves on to the game picker");
   check(await page.locator("#signin-key").inputValue() === "", "the key is not left in the page");
   const name = await page.locator("#account-name").textContent();
   check(name !== "" && await page.locator("#signout").isVisible(), `the header names the key (${name}) and offers Sign out`);
