@@ -6,24 +6,44 @@ const $ = (selector) => document.querySelector(selector);
 const PAGE = 24;
 
 const view = { game: "", difficulty: "hard", next: null, levels: [], games: new Map() };
+// The key signed in ({id, name, role}), or null on the sign-in screen.
+const session = { key: null, gamesLoaded: false };
+
+// Every call of the page: the answer's status and body (JSON, problem+json or text),
+// whatever the status. The session cookie goes with every same-origin call; a 401 to a
+// call that carried nothing else means the session is over (signed out elsewhere, expired,
+// or its key revoked), so the sign-in screen comes back. Calls with their own
+// Authorization (a player's plays) and the session's own routes answer 401 for other reasons.
+async function request(url, { method = "GET", body, headers = {} } = {}) {
+  const init = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.headers["content-type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(url, init);
+  const type = response.headers.get("content-type") || "";
+  const answer = {
+    ok: response.ok,
+    status: response.status,
+    body: type.includes("json") ? await response.json().catch(() => ({})) : await response.text(),
+    retryAfter: response.headers.get("retry-after"),
+  };
+  const ownAuthorization = Object.keys(init.headers).some((name) => name.toLowerCase() === "authorization");
+  if (answer.status === 401 && !ownAuthorization && url !== "/session" && session.key) {
+    showSignIn(`You were signed out: ${problem(answer)}. Sign in again to go on.`);
+  }
+  return answer;
+}
 
 async function getJson(url) {
-  const response = await fetch(url);
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(body.detail || `${url}: HTTP ${response.status}`);
-  return body;
+  const answer = await request(url);
+  if (!answer.ok) throw new Error(answer.body.detail || `${url}: HTTP ${answer.status}`);
+  return answer.body;
 }
 
 // A POST of JSON; the answer's status and body, whatever the status (problem+json on errors).
 async function post(url, body, headers = {}) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
-  });
-  const type = response.headers.get("content-type") || "";
-  const answer = type.includes("json") ? await response.json().catch(() => ({})) : await response.text();
-  return { ok: response.ok, status: response.status, body: answer, retryAfter: response.headers.get("retry-after") };
+  return request(url, { method: "POST", body, headers });
 }
 
 function problem(answer) {
@@ -253,6 +273,7 @@ async function refresh() {
   view.levels = [];
   view.next = null;
   $("#status").textContent = "";
+  delete document.body.dataset.ready;
   history.replaceState(null, "", `?${query({ game: view.game, difficulty: view.difficulty, ...filters() })}`);
   try {
     const stats = await getJson(`/stats?${query({ game: view.game, difficulty: view.difficulty })}`);
@@ -262,9 +283,10 @@ async function refresh() {
     showTrend(recent.groups[0]);
     await loadPage(`/levels?${query({ game: view.game, difficulty: view.difficulty, limit: PAGE, ...filters() })}`);
   } catch (error) {
-    $("#status").textContent = error.message;
+    if (session.key) $("#status").textContent = error.message;
   }
-  document.body.dataset.ready = "true";
+  // Ready means the dashboard is shown and drawn; a 401 on the way left the sign-in screen.
+  if (session.key) document.body.dataset.ready = "true";
 }
 
 // Stores the next twelve seeds after the highest one shown (a pack request generates them).
@@ -282,18 +304,132 @@ async function generateMore() {
   }
 }
 
-async function start() {
-  const wanted = new URLSearchParams(location.search);
-  for (const name of ["difficulty", "par_min", "par_max", "rating_min", "rating_max", "above_par_min"]) {
-    if (wanted.has(name)) $(`#${name}`).value = wanted.get(name);
+// ---- signing in ------------------------------------------------------------------------
+
+// The sign-in screen, with `message` (why it came back, or why a key was refused). Whatever
+// the last key showed is cleared, so the next person sees nothing of it.
+function showSignIn(message = "") {
+  session.key = null;
+  if ($("#level").open) $("#level").close();
+  $("#pick").hidden = true;
+  $("#account").hidden = true;
+  $("#dashboard").hidden = true;
+  $("#signin-screen").hidden = false;
+  view.levels = [];
+  view.next = null;
+  for (const id of ["#figures", "#grid", "#grid-note", "#status"]) $(id).replaceChildren();
+  for (const chart of document.querySelectorAll(".chart")) chart.replaceChildren();
+  signInError(message);
+  delete document.body.dataset.ready;
+  document.body.dataset.signin = "true";
+  $("#signin-key").focus();
+}
+
+function signInError(message) {
+  $("#signin-error").textContent = message;
+  $("#signin-key").setAttribute("aria-invalid", String(message !== ""));
+}
+
+// POST /session with a key: the server answers with the session cookie (HttpOnly, so this
+// page never holds it).
+function openSession(key) {
+  return request("/session", { method: "POST", body: { key } });
+}
+
+// GET /session: the dashboard for the key it names, or the sign-in screen.
+async function enter(message = "") {
+  let answer;
+  try {
+    answer = await request("/session");
+  } catch (error) {
+    return showSignIn(`The server could not be reached: ${error.message}`);
   }
+  if (!answer.ok) return showSignIn(answer.status === 401 ? message : `Could not check the sign-in: ${problem(answer)}`);
+  const key = answer.body.key;
+  session.key = key;
+  $("#account-name").textContent = key.name;
+  $("#account-role").textContent = `(${key.role})`;
+  const ends = answer.body.expires_at ? `until ${new Date(answer.body.expires_at).toLocaleString()}` : "until you sign out";
+  $("#account").title = `Key ${key.id}; this sign-in lasts ${ends}`;
+  signInError("");
+  delete document.body.dataset.signin;
+  $("#signin-screen").hidden = true;
+  $("#pick").hidden = false;
+  $("#account").hidden = false;
+  $("#dashboard").hidden = false;
+  await loadGames();
+  await refresh();
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  const input = $("#signin-key");
+  const key = input.value.trim();
+  if (!key) return signInError("Enter your designer key.");
+  const button = $("#signin button[type=submit]");
+  button.disabled = true;
+  signInError("");
+  try {
+    const answer = await openSession(key);
+    if (answer.ok) {
+      input.value = "";
+      await enter();
+      // The button that had the focus is gone with the screen: keyboard users go on from the picker.
+      if (session.key) $("#game").focus();
+    } else {
+      signInError(`${answer.status === 401 ? "The key was not accepted" : "Could not sign in"}: ${problem(answer)}`);
+      input.select();
+    }
+  } catch (error) {
+    signInError(`The server could not be reached: ${error.message}`);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function signOut() {
+  const button = $("#signout");
+  button.disabled = true;
+  try {
+    const answer = await request("/session", { method: "DELETE" });
+    // 401: the session had already ended; either way no one is signed in now.
+    if (answer.ok || answer.status === 401) showSignIn("You are signed out.");
+    else $("#status").textContent = `Could not sign out: ${problem(answer)}`;
+  } catch (error) {
+    $("#status").textContent = `Could not sign out: ${error.message}`;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// The one-time link the server prints on its first start: /#key=lfk_... The key leaves the
+// address bar (and so the history) before anything else happens with it.
+function keyFromLink() {
+  const key = new URLSearchParams(location.hash.slice(1)).get("key");
+  if (key !== null) history.replaceState(null, "", `${location.pathname}${location.search}`);
+  return key;
+}
+
+// ---- start ---------------------------------------------------------------------------------
+
+async function loadGames() {
+  if (session.gamesLoaded) return;
+  const wanted = new URLSearchParams(location.search);
   try {
     const games = await getJson("/games");
     for (const game of games.games) view.games.set(game.name, game);
     $("#game").replaceChildren(...games.games.map((g) => element("option", { value: g.name }, g.title)));
     $("#game").value = wanted.get("game") || games.default;
+    session.gamesLoaded = true;
   } catch (error) {
     $("#status").textContent = error.message;
+  }
+}
+
+async function start() {
+  const wanted = new URLSearchParams(location.search);
+  for (const name of ["difficulty", "par_min", "par_max", "rating_min", "rating_max", "above_par_min"]) {
+    if (wanted.has(name)) $(`#${name}`).value = wanted.get(name);
   }
   $("#pick").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -301,9 +437,26 @@ async function start() {
   });
   $("#game").addEventListener("change", refresh);
   $("#difficulty").addEventListener("change", refresh);
-  $("#more").addEventListener("click", () => view.next && loadPage(view.next));
+  $("#more").addEventListener("click", () => {
+    if (view.next) loadPage(view.next).catch((error) => session.key && ($("#status").textContent = error.message));
+  });
   $("#generate").addEventListener("click", generateMore);
-  await refresh();
+  $("#signin").addEventListener("submit", signIn);
+  $("#signout").addEventListener("click", signOut);
+  // A link opened in a tab already on the dashboard changes only the hash: no reload.
+  window.addEventListener("hashchange", () => {
+    const key = keyFromLink();
+    if (key) signInByLink(key);
+  });
+  const key = keyFromLink();
+  if (key) await signInByLink(key);
+  else await enter();
+}
+
+async function signInByLink(key) {
+  const answer = await openSession(key).catch((error) => ({ ok: false, status: 0, body: { detail: error.message } }));
+  if (!answer.ok) return showSignIn(`The sign-in link did not work: ${problem(answer)}`);
+  await enter();
 }
 
 start();

@@ -134,14 +134,19 @@ function randomId() {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// The player id this browser keeps, so a designer's playtests are rated like any player's.
-function clientId() {
-  let id = localStorage.getItem("levelforge.client");
-  if (!id) {
-    id = `dashboard-${randomId()}`;
-    localStorage.setItem("levelforge.client", id);
-  }
-  return id;
+// The player this browser plays as (POST /players, kept in localStorage), so a designer's
+// playtests are rated like any player's. Its token is a player's, not the designer key: it
+// only records plays.
+const PLAYER = "levelforge.player";
+
+async function player(fresh = false) {
+  const kept = fresh ? null : JSON.parse(localStorage.getItem(PLAYER) || "null");
+  if (kept?.token) return kept;
+  const answer = await post("/players", {});
+  if (!answer.ok) throw new Error(`No player to record the play as: ${problem(answer)}`);
+  const made = { player: answer.body.player, token: answer.body.token };
+  localStorage.setItem(PLAYER, JSON.stringify(made));
+  return made;
 }
 
 async function startPlay() {
@@ -265,10 +270,22 @@ async function recordPlay() {
     solved: play.outcome.status === "won",
     moves: movesValue(),
     time_ms: Date.now() - play.started,
-    client: clientId(),
   };
-  const answer = await post(levelRoute("plays"), body, { "Idempotency-Key": randomId() });
   const note = $("#play-recorded");
+  const send = async (fresh) => {
+    const { token } = await player(fresh);
+    return post(levelRoute("plays"), body, { authorization: `Bearer ${token}`, "Idempotency-Key": randomId() });
+  };
+  let answer;
+  try {
+    answer = await send(false);
+    // A kept token the server no longer knows (the player was erased, or another
+    // database): a new player, once.
+    if (answer.status === 401) answer = await send(true);
+  } catch (error) {
+    note.textContent = `The play was not recorded: ${error.message}`;
+    return;
+  }
   if (!answer.ok) {
     note.textContent = `The play was not recorded: ${problem(answer)}`;
     return;

@@ -5,15 +5,18 @@
 // - Fruit and skiddy: edit a copy into an unsolvable level and back, checking what the
 //   editor says each time; fruit also through an invalid level (a lone fruit). Every game:
 //   a piece placed and taken off again gives back the level, solvable in its par.
-// Writes screenshots of both modes. Usage: node play.mjs <server url> <screenshot dir>
-import { args, check, handledStatuses, withPage } from "./common.mjs";
+// It signs in first through the sign-in screen; its own reads of /stats share the page's
+// session cookie. Writes screenshots of both modes.
+// Usage: LEVELFORGE_KEY=<designer key> node play.mjs <server url> <screenshot dir>
+import { TIMEOUT, args, check, designerKey, handledStatuses, signIn, withPage } from "./common.mjs";
 
 const { base, shots } = args("play.mjs");
 const CELL = 40; // games/src/svg.rs
 const KEYS = { U: "ArrowUp", D: "ArrowDown", L: "ArrowLeft", R: "ArrowRight" };
-const TIMEOUT = { timeout: 30000 };
-// The editor shows a 422 from /verify as the broken rule.
+// The editor shows a 422 from /verify as the broken rule; the first page asks GET /session
+// before signing in (401).
 handledStatuses.add(422);
+handledStatuses.add(401);
 
 async function json(page, url) {
   const response = await page.request.get(`${base}${url}`);
@@ -112,8 +115,9 @@ async function playToAWin(page, game, shoot) {
   if (shoot) await page.screenshot({ path: `${shots}/dashboard-won.png` });
   const after = (await json(page, `/stats?game=${game}&difficulty=easy`)).groups[0].plays;
   check(after.count === before.count + 1 && after.won === before.won + 1, `${game}: /stats counts the play (${JSON.stringify(after)})`);
-  const client = await page.evaluate(() => localStorage.getItem("levelforge.client"));
-  check(/^dashboard-[0-9a-f]{32}$/.test(client ?? ""), `${game}: the browser keeps its client id (${client})`);
+  const player = await page.evaluate(() => JSON.parse(localStorage.getItem("levelforge.player") || "null"));
+  check(player?.player && player?.token, `${game}: the browser keeps the player it plays as (${JSON.stringify(player?.player)})`);
+  players.add(player?.player);
   await page.keyboard.press("Escape");
 }
 
@@ -248,9 +252,14 @@ async function editRoundTrip(page, game) {
   await page.keyboard.press("Escape");
 }
 
+// The players the plays were recorded as: one, made at the first play.
+const players = new Set();
+
 await withPage(base, async (page) => {
+  await signIn(page, base, designerKey());
   const games = (await json(page, "/games")).games.map((g) => g.name);
   for (const game of games) await playToAWin(page, game, game === "hashi");
+  check(players.size === 1, `every play recorded as the same player (${[...players]})`);
   await undoAndRestart(page);
   await editFruit(page);
   await editSkiddy(page);
