@@ -158,6 +158,60 @@ async fn credentials_validate_against_openapi_schemas(
     }
 }
 
+/// Every operation states its access (`security`) with schemes openapi.yaml defines, and
+/// the server agrees: an operation that needs a credential documents 401 and 403 and
+/// answers 401 without one; a public or optional one never answers 401 to a request
+/// without one.
+#[tokio::test]
+async fn every_operation_states_its_access_and_the_server_agrees() {
+    let document = openapi();
+    let schemes = document["components"]["securitySchemes"]
+        .as_object()
+        .expect("securitySchemes");
+    let app = TestApp::spawn_with(&[]).await;
+    let http = reqwest::Client::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let what = format!("{} {path}", method.to_uppercase());
+            let security = operation["security"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{what} states no `security`"));
+            let requirements: Vec<&serde_json::Map<String, Value>> = security
+                .iter()
+                .map(|r| r.as_object().expect("a security requirement"))
+                .collect();
+            for name in requirements.iter().flat_map(|r| r.keys()) {
+                assert!(schemes.contains_key(name), "{what}: no scheme {name}");
+            }
+            let optional = requirements.iter().any(|r| r.is_empty());
+            let required = !requirements.is_empty() && !optional;
+            if required || requirements.len() > 1 {
+                for status in ["401", "403"] {
+                    assert!(
+                        operation["responses"].get(status).is_some(),
+                        "{what}: needs a credential but documents no {status}"
+                    );
+                }
+            }
+            let url = app.url(&path.replace("{difficulty}", "easy").replace("{seed}", "1"));
+            let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let request = http.request(method.clone(), url);
+            let request = if method == reqwest::Method::POST {
+                request.json(&json!({}))
+            } else {
+                request
+            };
+            let status = request.send().await.unwrap().status();
+            if required {
+                assert_eq!(status, 401, "{what} without a credential");
+            } else {
+                assert_ne!(status, 401, "{what} is public (or optional) but refused");
+            }
+        }
+    }
+    app.stop().await;
+}
+
 /// The client's sources and installed packages.
 fn client_dir() -> PathBuf {
     repo().join("tests/client-ts")
