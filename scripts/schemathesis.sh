@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Contract test: the real (debug) binary against openapi.yaml with schemathesis.
-# Builds `levelforge`, serves it on a free local port with a fresh SQLite file, runs
-# schemathesis with schemathesis.toml (checks and bounds are there), then stops the server.
+# Builds `levelforge`, makes a designer key in a fresh SQLite file, serves it on a free
+# local port (the ops listener on another), runs schemathesis with schemathesis.toml
+# (checks, bounds and credentials are there; the key goes in the environment, never to the
+# log), then stops the server.
 # Exit status: schemathesis's (non-zero on any failed check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,15 +22,30 @@ cargo build --quiet --bin levelforge
 binary="$CARGO_TARGET_DIR/debug/levelforge"
 
 work="$(mktemp -d)"
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-export BIND="127.0.0.1:$port"
-# Bounded for CI: no per-client limit (schemathesis is one client); generation and
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+export BIND="127.0.0.1:$(free_port)"
+# The ops listener (and `levelforge healthcheck`, which probes it).
+export ADMIN_BIND="127.0.0.1:$(free_port)"
+export DATABASE_URL="sqlite://$work/levelforge.db"
+
+# A designer key for the designer routes: printed alone on the last line, kept in a
+# variable only.
+designer_key="$("$binary" keys create --role designer --name schemathesis | tail -n 1)"
+case "$designer_key" in
+  lfk_*) ;;
+  *) echo "levelforge keys create printed no key" >&2; exit 1 ;;
+esac
+# Bounded for CI: no per-client limit (schemathesis is one client, and makes a player
+# whenever its token is refused); generation and
 # verification get a modest budget, and every refusal would still be a documented 503.
-DATABASE_URL="sqlite://$work/levelforge.db" \
+FIRST_RUN_KEY=never \
   RATE_LIMIT_COLD_PER_MIN=0 \
   RATE_LIMIT_PLAYS_PER_MIN=0 \
   RATE_LIMIT_VERIFY_PER_MIN=0 \
   RATE_LIMIT_HINTS_PER_MIN=0 \
+  RATE_LIMIT_PLAYERS_PER_MIN=0 \
   GEN_BUDGET_MS="${GEN_BUDGET_MS:-5000}" \
   VERIFY_MAX_STATES="${VERIFY_MAX_STATES:-200000}" \
   RUST_LOG=warn \
@@ -49,7 +66,9 @@ done
 "$binary" healthcheck
 
 status=0
-"$VENV/bin/schemathesis" --config-file schemathesis.toml run openapi.yaml \
+# schemathesis.toml reads the key from the environment of schemathesis alone.
+LEVELFORGE_DESIGNER_KEY="$designer_key" \
+  "$VENV/bin/schemathesis" --config-file schemathesis.toml run openapi.yaml \
   --url "http://$BIND" "$@" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "--- server log (warnings and errors) ---"

@@ -105,7 +105,7 @@ fn play_result(outcome: &Value) -> Value {
         "id": { "type": "integer", "minimum": 1, "description": "The play's id." },
         "solved_claimed": { "type": "boolean", "description": "What the client claimed." },
         "verified": { "type": "boolean", "description": "The claim matches the replay." },
-        "rated": { "type": "boolean", "description": "The client's first play of this level: both ratings moved." },
+        "rated": { "type": "boolean", "description": "The player's first play of this level (sent with a player token) - both ratings moved." },
         "player_rating": { "$ref": format!("{REF_PREFIX}RatingChange"), "description": "Present when rated." },
         "level_rating": { "$ref": format!("{REF_PREFIX}RatingChange"), "description": "Present when rated." },
     });

@@ -1,7 +1,8 @@
 //! The contract from a client's side. A TypeScript client generated from openapi.yaml by
 //! openapi-typescript (pinned in tests/client-ts/package-lock.json), compiled with
-//! `tsc --strict` and run against the real server; and every game's served documents,
-//! tier by tier, validated against openapi.yaml's schemas.
+//! `tsc --strict` and run against the real server (a player's token flow, and the test's
+//! designer key on the designer routes); and every game's served documents, tier by tier,
+//! validated against openapi.yaml's schemas.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -100,6 +101,114 @@ async fn served_documents_validate_against_openapi_schemas() {
     assert_eq!(broken.status, 422);
     assert_valid(&problem, &broken.json(), "a 422");
     assert_eq!(broken.json()["rule"], "moves.letters");
+    credentials_validate_against_openapi_schemas(&app, &document, &problem).await;
+    app.stop().await;
+}
+
+/// The answers of the token flow and the sign-in, against their schemas: a new player, the
+/// ratings of the player who played above (`client: "schema"`), who is signed in, and the
+/// 401 that names the scheme.
+async fn credentials_validate_against_openapi_schemas(
+    app: &TestApp,
+    document: &Value,
+    problem: &jsonschema::Validator,
+) {
+    let made = reqwest::Client::new()
+        .post(app.url("/players"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), 201);
+    let made: Value = made.json().await.unwrap();
+    assert_valid(&validator(document, "NewPlayer"), &made, "POST /players");
+    let token = app.named_player("schema").await;
+    let me = app.get_as(&token, "/players/me").await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    let me = me.json();
+    assert_valid(
+        &validator(document, "PlayerProfile"),
+        &me,
+        "GET /players/me",
+    );
+    assert_eq!(
+        me["ratings"].as_object().unwrap().len(),
+        GAMES.len(),
+        "{me}"
+    );
+    let session = app.designer_get("/session").await;
+    assert_eq!(session.status, 200, "{}", session.body);
+    assert_valid(
+        &validator(document, "SessionInfo"),
+        &session.json(),
+        "GET /session",
+    );
+    for (refused, what) in [
+        (app.anonymous_get("/stats").await, "no key"),
+        (app.get_as("lfk_nope_nope", "/stats").await, "a made-up key"),
+    ] {
+        assert_eq!(refused.status, 401, "{what}: {}", refused.body);
+        assert_valid(problem, &refused.json(), what);
+        assert!(
+            refused
+                .header("www-authenticate")
+                .starts_with("Bearer realm=\"levelforge\""),
+            "{what}: {}",
+            refused.header("www-authenticate")
+        );
+    }
+}
+
+/// Every operation states its access (`security`) with schemes openapi.yaml defines, and
+/// the server agrees: an operation that needs a credential documents 401 and 403 and
+/// answers 401 without one; a public or optional one never answers 401 to a request
+/// without one.
+#[tokio::test]
+async fn every_operation_states_its_access_and_the_server_agrees() {
+    let document = openapi();
+    let schemes = document["components"]["securitySchemes"]
+        .as_object()
+        .expect("securitySchemes");
+    let app = TestApp::spawn_with(&[]).await;
+    let http = reqwest::Client::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let what = format!("{} {path}", method.to_uppercase());
+            let security = operation["security"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{what} states no `security`"));
+            let requirements: Vec<&serde_json::Map<String, Value>> = security
+                .iter()
+                .map(|r| r.as_object().expect("a security requirement"))
+                .collect();
+            for name in requirements.iter().flat_map(|r| r.keys()) {
+                assert!(schemes.contains_key(name), "{what}: no scheme {name}");
+            }
+            let optional = requirements.iter().any(|r| r.is_empty());
+            let required = !requirements.is_empty() && !optional;
+            if required || requirements.len() > 1 {
+                for status in ["401", "403"] {
+                    assert!(
+                        operation["responses"].get(status).is_some(),
+                        "{what}: needs a credential but documents no {status}"
+                    );
+                }
+            }
+            let url = app.url(&path.replace("{difficulty}", "easy").replace("{seed}", "1"));
+            let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let request = http.request(method.clone(), url);
+            let request = if method == reqwest::Method::POST {
+                request.json(&json!({}))
+            } else {
+                request
+            };
+            let status = request.send().await.unwrap().status();
+            if required {
+                assert_eq!(status, 401, "{what} without a credential");
+            } else {
+                assert_ne!(status, 401, "{what} is public (or optional) but refused");
+            }
+        }
+    }
     app.stop().await;
 }
 
@@ -212,9 +321,12 @@ async fn generated_typescript_client_plays_every_game() {
     ])
     .await;
     let base = app.url("");
+    // The client makes its player itself (`POST /players`); the designer routes it calls
+    // take the test's designer key, by environment so that it is on no command line.
     let run = tokio::process::Command::new("node")
         .arg(build.join("dist/client.js"))
         .arg(&base)
+        .env("LEVELFORGE_DESIGNER_KEY", &app.designer_key)
         .output()
         .await
         .expect("node runs");

@@ -1,7 +1,12 @@
 // A game client written against the types openapi-typescript generates from openapi.yaml
-// and run against the real server: `node dist/client.js <base URL>`. Compiled with
-// `tsc --strict` first, so a type that does not fit the contract fails the build.
-// Every answer is asserted; the first failure exits non-zero.
+// and run against the real server: `node dist/client.js <base URL>`, with a designer key
+// in LEVELFORGE_DESIGNER_KEY for the designer routes it calls (`/stats`, `/session`).
+// Compiled with `tsc --strict` first, so a type that does not fit the contract fails the
+// build. Every answer is asserted; the first failure exits non-zero.
+//
+// The token flow of a game: `POST /players` makes the player and its token, every play is
+// sent with `Authorization: Bearer <token>` (and so rated), `GET /players/me` shows the
+// ratings, `DELETE /players/me` erases the player and revokes the token.
 
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/api.js";
@@ -12,11 +17,22 @@ type Moves = Schemas["Moves"];
 type Difficulty = Schemas["Difficulty"];
 type GameName = Schemas["GameName"];
 
-const base = process.argv[2];
-if (!base) {
+const baseArgument = process.argv[2];
+if (!baseArgument) {
   throw new Error("usage: node dist/client.js <base URL>");
 }
+const base: string = baseArgument;
+const designerKey = process.env["LEVELFORGE_DESIGNER_KEY"];
+if (!designerKey) {
+  throw new Error("LEVELFORGE_DESIGNER_KEY must hold a designer key (`levelforge keys create`)");
+}
+/** Anonymous: levels, checks, new players. */
 const client = createClient<paths>({ baseUrl: base });
+/** The designer routes, with the key as Bearer. */
+const designer = createClient<paths>({
+  baseUrl: base,
+  headers: { Authorization: `Bearer ${designerKey}` },
+});
 const GAMES: GameName[] = ["fruit", "skiddy", "hashi", "tetropica", "hopper"];
 const TIERS: Difficulty[] = ["easy", "medium", "hard", "expert"];
 /** The largest seed: a JS number cannot hold it, so seeds travel as strings in URLs. */
@@ -77,7 +93,29 @@ function brokenMoves(game: GameName): [Moves, string] {
   }
 }
 
-async function playLevel(game: GameName, difficulty: Difficulty, seed: string): Promise<Level> {
+type Client = ReturnType<typeof createClient<paths>>;
+
+/** A new player (`POST /players`) and a client that sends its token. */
+async function newPlayer(): Promise<{ id: string; token: string; client: Client }> {
+  const made = await client.POST("/players");
+  assert(made.response.status === 201, `POST /players: 201 (got ${made.response.status})`);
+  assert(made.data !== undefined, "a new player");
+  const { player, token } = made.data;
+  assert(token.startsWith("lfp_") && token.includes(player), "a player token names its player");
+  assert(made.response.headers.get("cache-control") === "no-store", "a token is never cached");
+  const player_client = createClient<paths>({
+    baseUrl: base,
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  return { id: player, token, client: player_client };
+}
+
+async function playLevel(
+  player: Client,
+  game: GameName,
+  difficulty: Difficulty,
+  seed: string,
+): Promise<Level> {
   const path = { difficulty, seed };
   const query = { game };
   const got = await client.GET("/levels/{difficulty}/{seed}", { params: { path, query } });
@@ -97,15 +135,24 @@ async function playLevel(game: GameName, difficulty: Difficulty, seed: string): 
   assert(check.data.moves_used === level.par, `${game}: in par moves`);
   assert(check.data.medals.includes("par"), `${game}: earns the par medal`);
 
-  const play = await client.POST("/levels/{difficulty}/{seed}/plays", {
+  // The player's play, by its token: its first of the level, so rated.
+  const play = await player.POST("/levels/{difficulty}/{seed}/plays", {
     params: { path, query },
-    body: { solved: true, moves: level.solution, time_ms: 4200, client: `ts-${game}` },
+    body: { solved: true, moves: level.solution, time_ms: 4200 },
   });
   assert(play.response.status === 201, `${game}: play stored (got ${play.response.status})`);
   assert(play.data !== undefined, "a play body");
   assert(play.data.verified && play.data.solved_claimed, `${game}: the claim is verified`);
   assert(play.data.rated && play.data.player_rating !== undefined, `${game}: first play is rated`);
   assert(play.data.id >= 1, "a play id");
+  // Without a token: stored, anonymous and unrated.
+  const anonymous = await client.POST("/levels/{difficulty}/{seed}/plays", {
+    params: { path, query },
+    body: { solved: true, moves: level.solution },
+  });
+  assert(anonymous.response.status === 201, `${game}: an anonymous play is stored (got ${anonymous.response.status})`);
+  assert(anonymous.data?.rated === false, `${game}: an anonymous play is not rated`);
+  assert(anonymous.data.player_rating === undefined, `${game}: and moves no player's rating`);
 
   const [moves, rule] = brokenMoves(game);
   const broken = await client.POST("/levels/{difficulty}/{seed}/check", {
@@ -155,20 +202,61 @@ async function largestSeed(): Promise<void> {
   console.log(`seed ${MAX_SEED}: served, checked and packed by its URL; JSON.parse gives ${parsed.seed}`);
 }
 
+/** The designer routes: a key opens them, nothing else does. */
+async function designerRoutes(playerToken: string): Promise<void> {
+  const none = await client.GET("/stats", {});
+  assert(none.response.status === 401 && none.error?.status === 401, "/stats without a key is 401");
+  const challenge = none.response.headers.get("www-authenticate") ?? "";
+  assert(challenge.startsWith('Bearer realm="levelforge"'), `a 401 names the scheme (${challenge})`);
+  const asPlayer = await client.GET("/stats", {
+    headers: { Authorization: `Bearer ${playerToken}` },
+  });
+  assert(asPlayer.response.status === 403, "a player token on /stats is 403");
+  const session = await designer.GET("/session");
+  assert(session.data !== undefined, `GET /session with the key (got ${session.response.status})`);
+  assert(session.data.key.role === "designer", "the key is a designer's");
+  assert(session.data.expires_at === null, "a key made without --expires-days does not expire");
+  console.log(`designer key ${session.data.key.id} (${session.data.key.name}): 401 without it, 403 for a player`);
+}
+
+/** `GET /players/me`: one rated play per level, in every game; then the player is erased. */
+async function ratingsAndErasure(player: Client): Promise<void> {
+  const me = await player.GET("/players/me");
+  const profile = me.data;
+  assert(profile !== undefined, `GET /players/me (got ${me.response.status})`);
+  for (const game of GAMES) {
+    const rating = profile.ratings[game];
+    assert(rating !== undefined, `${game}: the player is rated`);
+    assert(rating.plays === TIERS.length, `${game}: one rated play per tier (got ${rating.plays})`);
+    assert(rating.rating > 1500 && rating.deviation < 350, `${game}: winning raised the rating`);
+  }
+  const summary = GAMES.map((g) => `${g} ${profile.ratings[g]?.rating}`).join(", ");
+  const anonymous = await client.GET("/players/me");
+  assert(anonymous.response.status === 401, "/players/me without a token is 401");
+  const erased = await player.DELETE("/players/me");
+  assert(erased.response.status === 204, `DELETE /players/me: 204 (got ${erased.response.status})`);
+  const after = await player.GET("/players/me");
+  assert(after.response.status === 401 && after.error?.status === 401, "an erased player's token is 401");
+  console.log(`player ${profile.player}: ${summary}; erased, its token refused`);
+}
+
 async function main(): Promise<void> {
+  const player = await newPlayer();
+  await designerRoutes(player.token);
   for (const game of GAMES) {
     for (const [i, difficulty] of TIERS.entries()) {
-      await playLevel(game, difficulty, String(i + 1));
+      await playLevel(player.client, game, difficulty, String(i + 1));
     }
-    const stats = await client.GET("/stats", { params: { query: { game } } });
+    const stats = await designer.GET("/stats", { params: { query: { game } } });
     assert(stats.data !== undefined, `${game}: /stats answers`);
     const groups = typeof stats.data === "string" ? [] : stats.data.groups;
     assert(groups.length === TIERS.length, `${game}: one stats group per tier`);
     for (const group of groups) {
       assert(group.game === game && group.levels >= 1, `${game}: stats count the level`);
-      assert(group.plays.count >= 1 && group.plays.won >= 1, `${game}: stats count the play`);
+      assert(group.plays.count >= 2 && group.plays.won >= 2, `${game}: stats count the plays`);
     }
   }
+  await ratingsAndErasure(player.client);
   const games = await client.GET("/games");
   assert(games.data !== undefined, "/games answers");
   for (const game of GAMES) {
