@@ -146,7 +146,15 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 /// A GET with `Accept-Encoding: coding` (none for identity): status, headers, and the
 /// body decoded from its `Content-Encoding`.
 async fn get(url: &str, coding: &str) -> (StatusCode, HeaderMap, Vec<u8>) {
+    get_as(url, coding, None).await
+}
+
+/// `get`, with `Authorization: Bearer <key>` when a key is given.
+async fn get_as(url: &str, coding: &str, key: Option<&str>) -> (StatusCode, HeaderMap, Vec<u8>) {
     let mut request = helpers::client().get(url);
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
+    }
     if coding != "identity" {
         request = request.header("accept-encoding", coding);
     }
@@ -279,8 +287,9 @@ async fn designer_routes_and_posts_are_never_cached() {
     ];
     for _ in 0..2 {
         for path in gets {
+            let key = helpers::is_designer_route(path).then_some(origin.designer_key.as_str());
             for coding in ["identity", "br"] {
-                let (status, headers, _) = get(&cache.url(path), coding).await;
+                let (status, headers, _) = get_as(&cache.url(path), coding, key).await;
                 assert_eq!(status, StatusCode::OK, "{path}");
                 let answered_by = header(&headers, "x-cache-status");
                 assert!(
@@ -315,7 +324,9 @@ async fn designer_routes_and_posts_are_never_cached() {
         }
     }
     // Each play reached the origin: /stats counts both.
-    let (_, _, stats) = get(&cache.url("/stats?game=fruit"), "identity").await;
+    let designer_key = origin.designer_key.clone();
+    let key = Some(designer_key.as_str());
+    let (_, _, stats) = get_as(&cache.url("/stats?game=fruit"), "identity", key).await;
     let stats: serde_json::Value = serde_json::from_slice(&stats).unwrap();
     let easy = stats["groups"]
         .as_array()
@@ -329,7 +340,7 @@ async fn designer_routes_and_posts_are_never_cached() {
     origin.stop().await;
     // With the origin gone, nothing of these is answered from the cache.
     for path in gets {
-        let (status, _, _) = get(&cache.url(path), "identity").await;
+        let (status, _, _) = get_as(&cache.url(path), "identity", key).await;
         assert_eq!(status, StatusCode::BAD_GATEWAY, "{path}");
     }
 }

@@ -475,6 +475,49 @@ async fn expensive_verifications_stay_under_200_mb_and_leave_generation_slots() 
     assert!(peak < 200.0, "peak RSS {peak:.0} MB");
 }
 
+/// Each game's heaviest fixed level (`Puzzle::bench_level`: skiddy's is the write-up's
+/// largest kind, `BIG_LEVEL`, 1,159,415 states) proven in full through `POST /verify` at
+/// the default settings, one after another, in the binary's own memory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_write_up_sized_levels_verify_in_full_at_defaults() {
+    let database = TestDatabase::sqlite();
+    let store = levelforge::store::SqlStore::connect(&database.url, 1)
+        .await
+        .unwrap();
+    let key = make_key(&store).await;
+    let process = Process::start(&database.url, &[]).await;
+    for name in levelforge_games::registry::names() {
+        let game = levelforge_games::registry::find(name).unwrap();
+        let started = Instant::now();
+        let response = patient_client()
+            .post(process.url(&format!("/verify?game={name}")))
+            .bearer_auth(&key)
+            .json(&game.bench_level())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{name}");
+        let report: Value = response.json().await.unwrap();
+        assert_eq!(report["gave_up"], Value::Null, "{name}: {report}");
+        assert_eq!(report["solvable"], true, "{name}");
+        if name == "skiddy" {
+            assert_eq!(report["par"], 15);
+            assert_eq!(report["metrics"]["states"], 1_159_415, "{report}");
+        }
+        eprintln!(
+            "{name}: {} states in {:?}, peak RSS so far {:.0} MB",
+            report["metrics"]["states"],
+            started.elapsed(),
+            process.peak_rss_mb()
+        );
+    }
+    let peak = process.peak_rss_mb();
+    assert!(peak < PEAK_MB_WRITE_UP_LEVELS, "peak RSS {peak:.0} MB");
+}
+
+/// The bound the write-up levels' verification stays under (docs/reliability.md).
+const PEAK_MB_WRITE_UP_LEVELS: f64 = 120.0;
+
 fn patient_client() -> reqwest::Client {
     reqwest::Client::builder()
         .timeout(Duration::from_secs(20))
