@@ -219,14 +219,20 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
             .all(|(&n, &all)| n == 0 || n == all);
         (u8::from(Board::is_win(s)) * WIN) | (u8::from(intact) * INTACT)
     };
-    // Room for the whole budget up to 2^24 states: memory is only touched when used, and
-    // the big graphs skip the copying (and the doubled peak) of a growing vector.
-    let room = limits.max_states.clamp(1, 1 << 24) as usize;
+    // Room for everything the budget can reach, up to 2^26 entries: an expanded state
+    // adds at most four states and four edges. Memory is only touched when used, and a
+    // vector that outgrew its room was copied, holding both copies at once (that copy
+    // was the peak of a verification at its cap).
+    let room = limits
+        .max_states
+        .saturating_mul(4)
+        .saturating_add(1)
+        .min(1 << 26) as usize;
     let mut graph = Graph {
         keys: memory::with_capacity(room),
         info: memory::with_capacity(room),
-        succ: memory::with_capacity(room * 4),
-        marks: Vec::with_capacity(room / MARK + 1),
+        succ: memory::with_capacity(room),
+        marks: Vec::with_capacity(room / 4 / MARK + 1),
         layers: vec![0],
         rows: 0,
         expanded: 0,
