@@ -35,15 +35,14 @@ const MARK: usize = 64;
 /// Open addressing over the positions, which live in the graph's own table of keys: a
 /// slot is 4 bytes, the key's id + 1 in the low bits and some bits of its hash (a tag)
 /// above them, 0 when empty. A probe compares tags and reads the key only on a match,
-/// which is almost only the key itself. Sixteen slots fill a cache line and a key's
-/// probe starts at the first slot of its home line, so most lookups end in the one line
-/// that [`Index::prefetch`] fetched.
+/// which is almost only the key itself.
 struct Index {
     /// `LINE - 1` spare slots in front, so that `slots[first]` starts a cache line.
     slots: Vec<u32>,
     first: usize,
-    /// Lines in the table (any count: the home line is a multiply, not a mask).
-    lines: u64,
+    /// Slots in the table, a whole number of lines (any number: the home slot is a
+    /// multiply, not a mask).
+    size: u64,
     /// The id part of a slot; the tag is the rest.
     id_mask: u32,
     len: usize,
@@ -86,17 +85,20 @@ impl Index {
         Index {
             slots,
             first,
-            lines: lines as u64,
+            size: size as u64,
             id_mask: u32::MAX >> 32u32.saturating_sub(id_bits),
             len: 0,
             room: size / 5 * 4,
         }
     }
 
-    /// The first slot (counted from `first`) of the home line of a key with this hash.
+    /// The home slot (counted from `first`) of a key with this hash: anywhere in the
+    /// table, not the first of its line, since probes from a line's first slot queue
+    /// behind every key of that line (8.5 probes a lookup against 2-3); with 16 slots a
+    /// line, a probe rarely runs past the line that [`Index::prefetch`] fetched.
     #[inline]
     fn home(&self, hash: u64) -> usize {
-        (((hash >> 32) * self.lines) >> 32) as usize * LINE
+        (((hash >> 32) * self.size) >> 32) as usize
     }
 
     /// The tag of a key with this hash: low hash bits, independent of the home line.
@@ -115,7 +117,7 @@ impl Index {
         let (tag, id_mask) = (self.tag(hash), self.id_mask);
         let mut i = self.home(hash);
         let slots = &mut self.slots[self.first..];
-        let end = self.lines as usize * LINE;
+        let end = self.size as usize;
         loop {
             let slot = slots[i];
             if slot == 0 {
@@ -149,7 +151,7 @@ impl Index {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, keys: &[State]) {
-        let lines = self.lines as usize * 2;
+        let lines = self.size as usize / LINE * 2;
         self.slots = Vec::new();
         *self = Index::with_lines(lines);
         self.len = keys.len();
@@ -157,7 +159,7 @@ impl Index {
         let slots = &mut self.slots[self.first..];
         for (id, &key) in keys.iter().enumerate() {
             let hash = hash(key);
-            let mut i = (((hash >> 32) * self.lines) >> 32) as usize * LINE;
+            let mut i = (((hash >> 32) * self.size) >> 32) as usize;
             while slots[i] != 0 {
                 i += 1;
                 if i == end {
@@ -295,28 +297,26 @@ impl Batch {
         limits: &Limits,
     ) -> Result<(), Exhausted> {
         self.states = from..(from + BATCH).min(graph.keys.len());
-        let rows = self
-            .successors
-            .chunks_exact_mut(4)
-            .zip(self.hashes.chunks_exact_mut(4))
-            .zip(&mut self.moves);
-        for (u, ((keys, hashes), moves)) in self.states.clone().zip(rows) {
-            *moves = 0;
+        for (k, u) in self.states.clone().enumerate() {
+            self.moves[k] = 0;
             if graph.info[u] & WIN != 0 {
                 continue;
             }
             graph.expanded += 1;
             limits.tick(graph.expanded)?;
             let state = graph.keys[u];
-            let tilts = board.tilts(state).into_iter().zip(keys).zip(hashes);
-            for (d, ((next, key), hash_slot)) in tilts.enumerate() {
+            let tilts = board.tilts(state);
+            let mut moves = 0;
+            for (d, next) in tilts.into_iter().enumerate() {
                 if next != state {
-                    *key = next;
-                    *hash_slot = hash(next);
-                    index.prefetch(*hash_slot);
-                    *moves |= 1 << d;
+                    let hash = hash(next);
+                    self.successors[4 * k + d] = next;
+                    self.hashes[4 * k + d] = hash;
+                    index.prefetch(hash);
+                    moves |= 1 << d;
                 }
             }
+            self.moves[k] = moves;
         }
         Ok(())
     }
@@ -329,7 +329,10 @@ impl Batch {
             }
             let moves = self.moves[k];
             graph.info[u] |= moves << MOVES_SHIFT;
-            for d in (0..4).filter(|d| moves >> d & 1 != 0) {
+            let mut left = moves;
+            while left != 0 {
+                let d = left.trailing_zeros() as usize;
+                left &= left - 1;
                 let (key, hash) = (self.successors[4 * k + d], self.hashes[4 * k + d]);
                 let (id, is_new) = index.intern(key, hash, &graph.keys);
                 if is_new {
