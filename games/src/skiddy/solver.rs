@@ -224,10 +224,12 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
     // Room for everything the budget can reach, up to 2^26 entries: an expanded state
     // adds at most four states and four edges. Memory is only touched when used, and a
     // vector that outgrew its room was copied, holding both copies at once (that copy
-    // was the peak of a verification at its cap).
+    // was the peak of a verification at its cap). The generator's budgets (100,000 at
+    // most) keep room for the budget alone: small tables that the allocator reuses.
+    let per_state = if limits.max_states < 1 << 17 { 1 } else { 4 };
     let room = limits
         .max_states
-        .saturating_mul(4)
+        .saturating_mul(per_state)
         .saturating_add(1)
         .min(1 << 26) as usize;
     let mut graph = Graph {
