@@ -9,7 +9,7 @@
 //!
 //! Memory is what bounds a verification (docs/reliability.md), so every table is dense:
 //! a state costs its 12-byte position, one byte of flags and moves, 4 bytes per move
-//! that changes something, and a 4-byte slot of the index at most 80 % full; the index
+//! that changes something, and a 4-byte slot of the index at most 75 % full; the index
 //! is gone and the positions freed before the backward passes build their predecessor
 //! lists.
 
@@ -46,7 +46,7 @@ struct Index {
     /// The id part of a slot; the tag is the rest.
     id_mask: u32,
     len: usize,
-    /// Keys held before the next one makes the table grow: up to 80 % full.
+    /// Keys held before the next one makes the table grow: up to 75 % full.
     room: usize,
 }
 
@@ -88,7 +88,7 @@ impl Index {
             size: size as u64,
             id_mask: u32::MAX >> 32u32.saturating_sub(id_bits),
             len: 0,
-            room: size / 5 * 4,
+            room: size / 4 * 3,
         }
     }
 
