@@ -1,11 +1,17 @@
 //! The analyser: the complete state graph reachable from the start, then backward
 //! breadth-first passes over it for the figures of games/src/skiddy/README.md.
 //!
-//! A state is a board position (a 96-bit [`State`] key). The combo needs no extra bits
-//! in it: a colour's combo is broken exactly when some but not all of its skiddies are
-//! in play, so a path earns the combo exactly when every state on it is *intact* (each
+//! A state is a board position (a 96-bit [`State`]). The combo needs no extra bits in
+//! it: a colour's combo is broken exactly when some but not all of its skiddies are in
+//! play, so a path earns the combo exactly when every state on it is *intact* (each
 //! colour has all or none of its skiddies) — `combo_par` is a shortest path inside the
 //! intact states, and `breakable` asks whether a non-intact state can still win.
+//!
+//! Memory is what bounds a verification (docs/reliability.md), so every table is dense:
+//! a state costs its 12-byte position, one byte of flags and moves, 4 bytes per move
+//! that changes something, and a 4-byte slot of the index at most 75 % full; the index
+//! is gone and the positions freed before the backward passes build their predecessor
+//! lists.
 
 use crate::core::{Dir, Exhausted, Limits};
 use crate::memory;
@@ -18,97 +24,118 @@ pub const UNREACHABLE: u32 = u32::MAX;
 
 const WIN: u8 = 1;
 const INTACT: u8 = 2;
-const KEY_BITS: u32 = 96;
-const KEY_MASK: u128 = (1 << KEY_BITS) - 1;
-/// Not a key (keys have 96 bits): marks a move that changes nothing.
-const NO_KEY: u128 = u128::MAX;
+/// The high nibble of a state's info byte: one bit per direction (in `Dir::ALL` order)
+/// whose move changes something.
+const MOVES_SHIFT: u32 = 4;
 /// States expanded together (see [`explore`]).
 const BATCH: usize = 32;
+/// States per entry of [`Graph::marks`].
+const MARK: usize = 64;
 
-/// Open addressing over 96-bit keys; a slot holds `key | (id + 1) << 96`, 0 when empty.
-/// Key and id share one 16-byte slot, four slots fill a cache line, and a key's probe
-/// starts at the first slot of its home line: most lookups end in the one line that
-/// [`Index::prefetch`] fetched (starting anywhere in the line, a quarter of the second
-/// probes crossed into an unfetched line, and those misses were most of the time).
+/// Open addressing over the positions, which live in the graph's own table of keys: a
+/// slot is 4 bytes, the key's id + 1 in the low bits and some bits of its hash (a tag)
+/// above them, 0 when empty. A probe compares tags and reads the key only on a match,
+/// which is almost only the key itself.
 struct Index {
     /// `LINE - 1` spare slots in front, so that `slots[first]` starts a cache line.
-    slots: Vec<u128>,
+    slots: Vec<u32>,
     first: usize,
-    bits: u32,
+    /// Slots in the table, a whole number of lines (any number: the home slot is a
+    /// multiply, not a mask).
+    size: u64,
+    /// The id part of a slot; the tag is the rest.
+    id_mask: u32,
     len: usize,
-    /// Keys held before the next one makes the table grow: up to 70 % full.
+    /// Keys held before the next one makes the table grow: up to 75 % full.
     room: usize,
 }
 
 /// Slots per 64-byte cache line.
-const LINE: usize = 4;
+const LINE: usize = 16;
 
 /// Folded multiplies: the full 128-bit product mixes every key bit into both halves (a
-/// plain multiply only carries bits upwards, and the slot comes from the top bits).
+/// plain multiply only carries bits upwards, and the home line comes from the top bits).
 #[inline]
-fn hash(key: u128) -> u64 {
+fn hash(state: State) -> u64 {
     #[inline]
     fn fold(a: u64, b: u64) -> u64 {
         let product = u128::from(a) * u128::from(b);
         product as u64 ^ (product >> 64) as u64
     }
-    let (lo, hi) = (key as u64, (key >> 64) as u64);
+    let [a, b, c] = state.0;
+    let lo = u64::from(a) | u64::from(b) << 32;
     fold(
-        fold(lo ^ 0x243F_6A88_85A3_08D3, 0x9E37_79B9_7F4A_7C15) ^ hi,
+        fold(lo ^ 0x243F_6A88_85A3_08D3, 0x9E37_79B9_7F4A_7C15) ^ u64::from(c),
         0xD6E8_FEB8_6659_FD93,
     )
 }
 
 impl Index {
     fn new() -> Index {
-        Index::with_bits(12)
+        Index::with_lines(256)
     }
 
-    fn with_bits(bits: u32) -> Index {
-        let slots: Vec<u128> = memory::zeroed((1 << bits) + LINE - 1);
-        let misalignment = slots.as_ptr() as usize % (LINE * size_of::<u128>());
-        let first = (LINE - misalignment / size_of::<u128>()) % LINE;
+    fn with_lines(lines: usize) -> Index {
+        let size = lines * LINE;
+        let slots: Vec<u32> = memory::zeroed(size + LINE - 1);
+        let misalignment = slots.as_ptr() as usize % (LINE * size_of::<u32>());
+        let first = (LINE - misalignment / size_of::<u32>()) % LINE;
+        // Ids stay below `room`, under `size`: the id part needs the bits of `size`.
+        let id_bits = usize::BITS - size.leading_zeros();
         Index {
             slots,
             first,
-            bits,
+            size: size as u64,
+            id_mask: u32::MAX >> 32u32.saturating_sub(id_bits),
             len: 0,
-            room: (1 << bits) * 7 / 10,
+            room: size / 4 * 3,
         }
     }
 
-    /// The first slot (counted from `first`) of the home line of a key with this hash.
+    /// The home slot (counted from `first`) of a key with this hash: anywhere in the
+    /// table, not the first of its line, since probes from a line's first slot queue
+    /// behind every key of that line (8.5 probes a lookup against 2-3); with 16 slots a
+    /// line, a probe rarely runs past the line that [`Index::prefetch`] fetched.
     #[inline]
     fn home(&self, hash: u64) -> usize {
-        (hash >> (64 - self.bits)) as usize & !(LINE - 1)
+        (((hash >> 32) * self.size) >> 32) as usize
+    }
+
+    /// The tag of a key with this hash: low hash bits, independent of the home line.
+    #[inline]
+    fn tag(&self, hash: u64) -> u32 {
+        hash as u32 & !self.id_mask
     }
 
     /// The id of `key`, inserting it as `id` if new; the flag says whether it was new.
-    #[cfg(test)]
-    fn intern(&mut self, key: u128, id: u32) -> (u32, bool) {
-        self.intern_hashed(key, hash(key), id)
-    }
-
-    /// [`Index::intern`] with the key's hash already computed (for the prefetch).
+    /// `keys` holds every key interned so far, by id, and a new key is `keys.len()`.
     #[inline(always)]
-    fn intern_hashed(&mut self, key: u128, hash: u64, id: u32) -> (u32, bool) {
+    fn intern(&mut self, key: State, hash: u64, keys: &[State]) -> (u32, bool) {
         if self.len >= self.room {
-            self.grow();
+            self.grow(keys);
         }
-        let mask = (1 << self.bits) - 1;
+        let (tag, id_mask) = (self.tag(hash), self.id_mask);
         let mut i = self.home(hash);
         let slots = &mut self.slots[self.first..];
+        let end = self.size as usize;
         loop {
             let slot = slots[i];
             if slot == 0 {
-                slots[i] = key | (u128::from(id) + 1) << KEY_BITS;
+                let id = keys.len() as u32;
+                slots[i] = tag | (id + 1);
                 self.len += 1;
                 return (id, true);
             }
-            if slot & KEY_MASK == key {
-                return ((slot >> KEY_BITS) as u32 - 1, false);
+            if slot & !id_mask == tag {
+                let found = (slot & id_mask) - 1;
+                if keys[found as usize] == key {
+                    return (found, false);
+                }
             }
-            i = (i + 1) & mask;
+            i += 1;
+            if i == end {
+                i = 0;
+            }
         }
     }
 
@@ -119,31 +146,40 @@ impl Index {
         prefetch(&self.slots[self.first + self.home(hash)]);
     }
 
+    /// Twice the lines, refilled from `keys`: the old table is freed first, so growing
+    /// never holds two tables at once (which was the peak of the whole analysis).
     #[cold]
     #[inline(never)]
-    fn grow(&mut self) {
-        let old = std::mem::replace(self, Index::with_bits(self.bits + 1));
-        self.len = old.len;
-        let mask = (1 << self.bits) - 1;
-        for &slot in old.slots[old.first..].iter().filter(|&&s| s != 0) {
-            let mut i = self.home(hash(slot & KEY_MASK));
-            while self.slots[self.first + i] != 0 {
-                i = (i + 1) & mask;
+    fn grow(&mut self, keys: &[State]) {
+        let lines = self.size as usize / LINE * 2;
+        self.slots = Vec::new();
+        *self = Index::with_lines(lines);
+        self.len = keys.len();
+        let end = lines * LINE;
+        let slots = &mut self.slots[self.first..];
+        for (id, &key) in keys.iter().enumerate() {
+            let hash = hash(key);
+            let mut i = (((hash >> 32) * self.size) >> 32) as usize;
+            while slots[i] != 0 {
+                i += 1;
+                if i == end {
+                    i = 0;
+                }
             }
-            self.slots[self.first + i] = slot;
+            slots[i] = (hash as u32 & !self.id_mask) | (id as u32 + 1);
         }
     }
 }
 
 /// A hint to the cache to fetch the line of `slot`; no effect on the program's meaning.
 #[inline(always)]
-fn prefetch(slot: &u128) {
+fn prefetch<T>(slot: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching is only a hint and never faults; the pointer comes from a
     // reference, and SSE (which has PREFETCHT0) is part of every x86_64 target.
     unsafe {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>((slot as *const u128).cast());
+        _mm_prefetch::<_MM_HINT_T0>((slot as *const T).cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = slot;
@@ -156,12 +192,21 @@ pub fn colour_counts(state: State) -> [u32; COLOURS] {
 
 /// The reachable state graph; ids are in breadth-first order, the start is 0.
 pub struct Graph {
-    pub keys: Vec<u128>,
-    /// Successor per direction (in `Dir::ALL` order), or `SAME`; wins have none.
-    pub edges: Vec<[u32; 4]>,
-    /// Moves from the start.
-    pub depth: Vec<u32>,
-    flags: Vec<u8>,
+    /// Positions by id; [`Graph::findings`] frees them before its passes.
+    keys: Vec<State>,
+    /// Per state: `WIN`, `INTACT`, and the directions with a successor (`MOVES_SHIFT`).
+    info: Vec<u8>,
+    /// The successors of every expanded state in id order, each state's in `Dir::ALL`
+    /// order; moves that change nothing are left out (a quarter of them).
+    succ: Vec<u32>,
+    /// Where in `succ` the successors of states `MARK * i..` start: with the move bits,
+    /// any state's row at the cost of a few popcounts, for well under a byte a state.
+    marks: Vec<u32>,
+    /// The first id of each depth (moves from the start): ids are breadth-first, so a
+    /// state's depth is the layer its id falls in.
+    layers: Vec<u32>,
+    /// States whose successors are recorded.
+    rows: usize,
     /// States whose moves were computed: every non-winning state.
     pub expanded: u64,
 }
@@ -176,21 +221,30 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
             .all(|(&n, &all)| n == 0 || n == all);
         (u8::from(Board::is_win(s)) * WIN) | (u8::from(intact) * INTACT)
     };
-    // Room for the whole budget up to 2^22 states: memory is only touched when used, and
-    // the big graphs skip the copying of a growing vector.
-    let room = limits.max_states.clamp(1, 1 << 22) as usize;
+    // Room for everything the budget can reach, up to 2^26 entries: an expanded state
+    // adds at most four states and four edges. Memory is only touched when used, and a
+    // vector that outgrew its room was copied, holding both copies at once (that copy
+    // was the peak of a verification at its cap). The generator's budgets (100,000 at
+    // most) keep room for the budget alone: small tables that the allocator reuses.
+    let per_state = if limits.max_states < 1 << 17 { 1 } else { 4 };
+    let room = limits
+        .max_states
+        .saturating_mul(per_state)
+        .saturating_add(1)
+        .min(1 << 26) as usize;
     let mut graph = Graph {
         keys: memory::with_capacity(room),
-        edges: memory::with_capacity(room),
-        depth: memory::with_capacity(room),
-        flags: memory::with_capacity(room),
+        info: memory::with_capacity(room),
+        succ: memory::with_capacity(room),
+        marks: Vec::with_capacity(room / 4 / MARK + 1),
+        layers: vec![0],
+        rows: 0,
         expanded: 0,
     };
-    graph.keys.push(start.key());
-    graph.depth.push(0);
-    graph.flags.push(classify(start));
     let mut index = Index::new();
-    index.intern_hashed(start.key(), hash(start.key()), 0);
+    index.intern(start, hash(start), &graph.keys);
+    graph.keys.push(start);
+    graph.info.push(classify(start));
     // States are expanded in batches, one batch ahead of the interning: while the
     // successors of one batch are interned, the home lines of the next batch's are
     // already on their way, so the cache misses overlap with work instead of queueing.
@@ -205,27 +259,30 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
         std::mem::swap(&mut pending, &mut next);
         if pending.states.is_empty() {
             // The frontier had run dry before the interning found new states.
-            pending.expand(graph.edges.len(), &mut graph, board, &index, limits)?;
+            pending.expand(graph.rows, &mut graph, board, &index, limits)?;
         }
     }
     Ok(graph)
 }
 
-/// Up to [`BATCH`] consecutive states and their successors' keys (`NO_KEY` where a move
-/// changes nothing or the state is a win), four per state, with the keys' hashes; fixed
-/// arrays, written in place.
+/// Up to [`BATCH`] consecutive states and their successors, four slots per state with
+/// the directions that change something marked in `moves`, with the successors' hashes;
+/// fixed arrays, written in place.
 struct Batch {
     states: std::ops::Range<usize>,
-    successors: [u128; 4 * BATCH],
+    successors: [State; 4 * BATCH],
     hashes: [u64; 4 * BATCH],
+    /// Per state: one bit per direction whose move changes something (none for a win).
+    moves: [u8; BATCH],
 }
 
 impl Batch {
     fn new() -> Batch {
         Batch {
             states: 0..0,
-            successors: [NO_KEY; 4 * BATCH],
+            successors: [State::default(); 4 * BATCH],
             hashes: [0; 4 * BATCH],
+            moves: [0; BATCH],
         }
     }
 
@@ -242,52 +299,55 @@ impl Batch {
         limits: &Limits,
     ) -> Result<(), Exhausted> {
         self.states = from..(from + BATCH).min(graph.keys.len());
-        let rows = self
-            .successors
-            .chunks_exact_mut(4)
-            .zip(self.hashes.chunks_exact_mut(4));
-        for (u, (keys, hashes)) in self.states.clone().zip(rows) {
-            keys.fill(NO_KEY);
-            if graph.flags[u] & WIN != 0 {
+        for (k, u) in self.states.clone().enumerate() {
+            self.moves[k] = 0;
+            if graph.info[u] & WIN != 0 {
                 continue;
             }
             graph.expanded += 1;
             limits.tick(graph.expanded)?;
-            let state = State::from_key(graph.keys[u]);
-            for ((next, key), hash_slot) in board.tilts(state).into_iter().zip(keys).zip(hashes) {
+            let state = graph.keys[u];
+            let tilts = board.tilts(state);
+            let mut moves = 0;
+            for (d, next) in tilts.into_iter().enumerate() {
                 if next != state {
-                    *key = next.key();
-                    *hash_slot = hash(*key);
-                    index.prefetch(*hash_slot);
+                    let hash = hash(next);
+                    self.successors[4 * k + d] = next;
+                    self.hashes[4 * k + d] = hash;
+                    index.prefetch(hash);
+                    moves |= 1 << d;
                 }
             }
+            self.moves[k] = moves;
         }
         Ok(())
     }
 
     /// Gives the successors their ids (new states are appended) and records the edges.
     fn intern(&self, graph: &mut Graph, index: &mut Index, classify: &impl Fn(State) -> u8) {
-        let rows = self
-            .successors
-            .chunks_exact(4)
-            .zip(self.hashes.chunks_exact(4));
-        for (u, (keys, hashes)) in self.states.clone().zip(rows) {
-            let depth = graph.depth[u] + 1;
-            let mut row = [SAME; 4];
-            for ((slot, &key), &hash) in row.iter_mut().zip(keys).zip(hashes) {
-                if key == NO_KEY {
-                    continue;
-                }
-                let fresh = graph.keys.len() as u32;
-                let (id, is_new) = index.intern_hashed(key, hash, fresh);
-                if is_new {
-                    graph.keys.push(key);
-                    graph.depth.push(depth);
-                    graph.flags.push(classify(State::from_key(key)));
-                }
-                *slot = id;
+        for (k, u) in self.states.clone().enumerate() {
+            if u % MARK == 0 {
+                graph.marks.push(graph.succ.len() as u32);
             }
-            graph.edges.push(row);
+            let moves = self.moves[k];
+            graph.info[u] |= moves << MOVES_SHIFT;
+            let mut left = moves;
+            while left != 0 {
+                let d = left.trailing_zeros() as usize;
+                left &= left - 1;
+                let (key, hash) = (self.successors[4 * k + d], self.hashes[4 * k + d]);
+                let (id, is_new) = index.intern(key, hash, &graph.keys);
+                if is_new {
+                    // The first new state found from the last layer starts the next one.
+                    if u as u32 >= *graph.layers.last().expect("layer 0") {
+                        graph.layers.push(id);
+                    }
+                    graph.keys.push(key);
+                    graph.info.push(classify(key));
+                }
+                graph.succ.push(id);
+            }
+            graph.rows += 1;
         }
     }
 }
@@ -321,23 +381,42 @@ pub struct Findings {
 
 impl Graph {
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.info.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.info.is_empty()
     }
 
     pub fn is_win(&self, i: usize) -> bool {
-        self.flags[i] & WIN != 0
+        self.info[i] & WIN != 0
     }
 
     pub fn is_intact(&self, i: usize) -> bool {
-        self.flags[i] & INTACT != 0
+        self.info[i] & INTACT != 0
     }
 
     pub fn state(&self, i: usize) -> State {
-        State::from_key(self.keys[i])
+        self.keys[i]
+    }
+
+    /// The directions of `u` with a successor, as bits in `Dir::ALL` order.
+    fn moves(&self, u: usize) -> u32 {
+        u32::from(self.info[u] >> MOVES_SHIFT)
+    }
+
+    /// The successor of `u` in each direction, or `SAME`.
+    fn row(&self, u: usize) -> [u32; 4] {
+        let block = u / MARK * MARK;
+        let before: u32 = (block..u).map(|w| self.moves(w).count_ones()).sum();
+        let mut at = (self.marks[u / MARK] + before) as usize;
+        std::array::from_fn(|d| {
+            if self.moves(u) >> d & 1 == 0 {
+                return SAME;
+            }
+            at += 1;
+            self.succ[at - 1]
+        })
     }
 
     pub fn predecessors(&self) -> Preds {
@@ -346,20 +425,21 @@ impl Graph {
         // fill every row backwards from its end: each `offsets[v]` ends at its row's
         // start, with no second table of fill positions.
         let mut offsets: Vec<u32> = memory::zeroed(n + 1);
-        for row in &self.edges {
-            for &v in row.iter().filter(|&&v| v != SAME) {
-                offsets[v as usize] += 1;
-            }
+        for &v in &self.succ {
+            offsets[v as usize] += 1;
         }
         for i in 1..=n {
             offsets[i] += offsets[i - 1];
         }
-        let mut list: Vec<u32> = memory::zeroed(offsets[n] as usize);
-        for (u, row) in self.edges.iter().enumerate().rev() {
-            for &v in row.iter().rev().filter(|&&v| v != SAME) {
+        let mut list: Vec<u32> = memory::zeroed(self.succ.len());
+        let mut end = self.succ.len();
+        for u in (0..self.rows).rev() {
+            let start = end - self.moves(u).count_ones() as usize;
+            for &v in self.succ[start..end].iter().rev() {
                 offsets[v as usize] -= 1;
                 list[offsets[v as usize] as usize] = u as u32;
             }
+            end = start;
         }
         Preds { offsets, list }
     }
@@ -401,9 +481,10 @@ impl Graph {
         let mut moves = Vec::with_capacity(dist[from] as usize);
         let mut at = from;
         while dist[at] > 0 {
+            let row = self.row(at);
             let (dir, next) = Dir::ALL
                 .into_iter()
-                .map(|d| (d, self.edges[at][d.index()]))
+                .map(|d| (d, row[d.index()]))
                 .find(|&(_, v)| v != SAME && dist[v as usize] == dist[at] - 1 && pass(v as usize))
                 .expect("a state at finite distance has a step closer");
             moves.push(dir);
@@ -412,37 +493,61 @@ impl Graph {
         moves
     }
 
-    /// Move sequences of exactly `par` moves from the start to a win, saturating at `cap`.
+    /// Move sequences of exactly `par` moves from the start to a win, saturating at `cap`
+    /// (counted in 32 bits: a cap above `u32::MAX` counts up to `u32::MAX` per state).
     pub fn count_shortest_wins(&self, preds: &Preds, par: u32, cap: u64) -> u64 {
-        // Ids are in breadth-first order: the states within `par` moves are a prefix.
-        let within = self.depth.partition_point(|&d| d <= par);
-        let mut paths: Vec<u64> = memory::zeroed(within);
+        // Ids are in breadth-first order: the states within `par` moves are a prefix,
+        // and the steps that count come from the layer just before a state's own.
+        let layer = |depth: usize| {
+            let end = self
+                .layers
+                .get(depth + 1)
+                .map_or(self.len(), |&f| f as usize);
+            self.layers[depth] as usize..end
+        };
+        let par = par as usize;
+        let mut paths: Vec<u32> = memory::zeroed(layer(par).end);
         paths[0] = 1;
-        let mut total = 0u64;
-        for v in 0..within {
-            let depth = self.depth[v];
-            for &u in preds.of(v) {
-                if self.depth[u as usize] + 1 == depth {
-                    paths[v] = (paths[v] + paths[u as usize]).min(cap);
+        let cap32 = u32::try_from(cap).unwrap_or(u32::MAX);
+        let mut total = if par == 0 && self.is_win(0) {
+            1u64.min(cap)
+        } else {
+            0
+        };
+        for depth in 1..=par {
+            let previous = layer(depth - 1);
+            for v in layer(depth) {
+                let mut sum = 0u32;
+                for &u in preds.of(v) {
+                    if previous.contains(&(u as usize)) {
+                        sum = sum.saturating_add(paths[u as usize]).min(cap32);
+                    }
                 }
-            }
-            if self.is_win(v) && depth == par {
-                total = (total + paths[v]).min(cap);
+                paths[v] = sum;
+                if depth == par && self.is_win(v) {
+                    total = (total + u64::from(sum)).min(cap);
+                }
             }
         }
         total
     }
 
-    /// The rules' figures for the start (state 0).
-    pub fn findings(&self, solution_cap: u64) -> Findings {
+    /// The rules' figures for the start (state 0). Takes the graph: its positions are
+    /// freed before the passes, and only one table of distances is held at a time.
+    pub fn findings(mut self, solution_cap: u64) -> Findings {
+        self.keys = Vec::new();
         let preds = self.predecessors();
         let wins = || (0..self.len()).filter(|&i| self.is_win(i));
-        let dist = self.distances_to(&preds, wins(), |_| true);
-        let combo = self.distances_to(&preds, wins(), |i| self.is_intact(i));
         let finite = |d: u32| (d != UNREACHABLE).then_some(d);
-        let (par, combo_par) = (finite(dist[0]), finite(combo[0]));
+        let intact = |i: usize| self.is_intact(i);
+        let combo = self.distances_to(&preds, wins(), intact);
+        let combo_par = finite(combo[0]);
+        let combo_solution = combo_par.map(|_| self.descend(0, &combo, intact));
+        drop(combo);
+        let dist = self.distances_to(&preds, wins(), |_| true);
+        let par = finite(dist[0]);
         let solution = match (par, combo_par) {
-            (Some(p), Some(c)) if p == c => Some(self.descend(0, &combo, |i| self.is_intact(i))),
+            (Some(p), Some(c)) if p == c => combo_solution,
             (Some(_), _) => Some(self.descend(0, &dist, |_| true)),
             _ => None,
         };
@@ -452,6 +557,7 @@ impl Graph {
             dead_ends += u64::from(dist[i] == UNREACHABLE);
             breakable |= !self.is_intact(i) && dist[i] != UNREACHABLE;
         }
+        drop(dist);
         Findings {
             par,
             combo_par,
@@ -534,15 +640,17 @@ mod tests {
 
     #[test]
     fn index_finds_what_it_stored_across_growth() {
+        let key = |i: u32| State([i.wrapping_mul(0x9E37_79B9), i, i ^ 0x5555]);
         let mut index = Index::new();
+        let mut keys = Vec::new();
         for i in 0..10_000u32 {
-            let key = u128::from(i).wrapping_mul(0x1234_5678_9abc_def1) & KEY_MASK;
-            assert_eq!(index.intern(key, i), (i, true));
+            assert_eq!(index.intern(key(i), hash(key(i)), &keys), (i, true));
+            keys.push(key(i));
         }
         for i in (0..10_000u32).rev() {
-            let key = u128::from(i).wrapping_mul(0x1234_5678_9abc_def1) & KEY_MASK;
-            assert_eq!(index.intern(key, 99_999), (i, false));
+            assert_eq!(index.intern(key(i), hash(key(i)), &keys), (i, false));
         }
-        assert_eq!(index.intern(0, 10_000), (0, false));
+        let new = State([7, 7, 7]);
+        assert_eq!(index.intern(new, hash(new), &keys), (10_000, true));
     }
 }
