@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::rules::{Board, FRUIT_LETTERS, bit, cell_of};
-use super::{Arrow, FruitLevel, explore, expressible, state_of};
+use super::{Arrow, FruitLevel, explore};
 use crate::core::{Difficulty, Dir, Limits, Rejection, Tier};
 use crate::grid;
 use crate::rng::LevelRng;
@@ -518,8 +518,9 @@ fn unsolve(
     let (board, start) = Board::compile(&level);
     let graph = explore(&board, &start, limits)?;
     let dist = graph.distance_to_win();
-    let playable =
-        |i: usize| dist[i] != UNREACHABLE && !graph.win[i] && expressible(&board, &graph, i as u32);
+    let playable = |i: usize| {
+        dist[i] != UNREACHABLE && !graph.win[i] && board.expressible(graph.states.get(i as u32))
+    };
     let cap = params.target_par.1.unwrap_or(u32::MAX);
     let target = (0..graph.len())
         .filter(|&i| playable(i) && dist[i] <= cap)
@@ -536,18 +537,18 @@ fn unsolve(
         .collect();
     let most_pairs = at_target
         .iter()
-        .map(|&i| board.pairs_left(&state_of(&board, &graph, i as u32)))
+        .map(|&i| board.pairs_left(graph.states.get(i as u32)))
         .max()
         .unwrap_or(0);
     let choices: Vec<usize> = at_target
         .into_iter()
-        .filter(|&i| board.pairs_left(&state_of(&board, &graph, i as u32)) == most_pairs)
+        .filter(|&i| board.pairs_left(graph.states.get(i as u32)) == most_pairs)
         .collect();
     let &chosen = rng.pick(&choices).expect("the target distance is attained");
     Ok(with_movables(
         level,
         &board,
-        &state_of(&board, &graph, chosen as u32),
+        graph.states.get(chosen as u32),
     ))
 }
 

@@ -3,7 +3,6 @@
 //! trick (start from the reachable board farthest from any win).
 
 mod generator;
-mod key;
 mod preview;
 pub mod rules;
 
@@ -155,6 +154,7 @@ impl Puzzle for Fruit {
     ) -> Result<Analysis<String, FruitMetrics>, Exhausted> {
         let (board, start) = Board::compile(level);
         let mut graph = explore(&board, &start, limits)?;
+        // The rows are most of the graph's memory and the distances do not need them.
         graph.forget_states();
         let dist = graph.distance_to_win();
         let solution = graph.shortest_win_from(0, &dist);
@@ -260,9 +260,8 @@ fn state_after(board: &Board, mut state: Vec<u64>, moves: &[Dir]) -> Option<Vec<
     Some(state)
 }
 
-/// The complete reachable graph of a compiled board, its states packed by [`key`] (read
-/// them back with [`state_of`]). The state width (colours plus one) and the key width
-/// become constants here, so each width gets a solver with its loops unrolled.
+/// The complete reachable graph of a compiled board. The state width (colours plus one)
+/// becomes a constant here, so each width gets a solver with its loops unrolled.
 pub(crate) fn explore(
     board: &Board,
     start: &[u64],
@@ -271,11 +270,7 @@ pub(crate) fn explore(
     macro_rules! by_width {
         ($($w:literal)*) => {
             match start.len() {
-                $($w => explore_fixed::<$w, { key::words($w - 1) }>(
-                    board,
-                    start.try_into().expect("width matched"),
-                    limits,
-                ),)*
+                $($w => explore_fixed::<$w>(board, start.try_into().expect("width matched"), limits),)*
                 n => unreachable!("a state has one word per colour (at most 8) plus one, not {n}"),
             }
         };
@@ -283,40 +278,17 @@ pub(crate) fn explore(
     by_width!(1 2 3 4 5 6 7 8 9)
 }
 
-/// The state row of graph state `index`.
-pub(crate) fn state_of(board: &Board, graph: &tilt::Graph, index: u32) -> Vec<u64> {
-    key::unpack_row(graph.states.get(index), board.letters.len())
-}
-
-/// Whether graph state `index` can be written as a level (no stone on mud), without
-/// unpacking the fruit.
-pub(crate) fn expressible(board: &Board, graph: &tilt::Graph, index: u32) -> bool {
-    key::stones(graph.states.get(index)) & board.mud == 0
-}
-
-fn explore_fixed<const W: usize, const K: usize>(
+fn explore_fixed<const W: usize>(
     board: &Board,
     start: &[u64; W],
     limits: &Limits,
 ) -> Result<tilt::Graph, Exhausted> {
-    // The explorer asks for the four tilts of a state one after the other: unpack once.
-    let mut unpacked = (key::pack::<W, K>(start), *start);
-    let mut next = [0u64; W];
     tilt::explore(
-        &key::pack::<W, K>(start),
+        start,
         limits,
         SOLUTION_CAP,
-        |k, d, out| {
-            if unpacked.0 != *k {
-                unpacked = (*k, key::unpack(k));
-            }
-            let step = board.tilt(&unpacked.1, d, &mut next);
-            if step == tilt::Step::Moved {
-                *out = key::pack(&next);
-            }
-            step
-        },
-        key::is_win,
+        |s, d, out| board.tilt(s, d, out),
+        |s| board.is_win(s),
     )
 }
 

@@ -59,7 +59,7 @@ pub struct Board {
     /// Fruit colours in play, in letter order; state row `i` is colour `letters[i]`.
     pub letters: Vec<char>,
     solid: u64,
-    pub(super) mud: u64,
+    mud: u64,
     /// Cells whose neighbour in direction d is a hedgehog.
     facing_hedgehog: [u64; 4],
     /// Per direction: the cells a movable may leave one step in d when the next cell is
