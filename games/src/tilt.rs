@@ -55,6 +55,7 @@ impl StateSet {
     /// The index of `state`, adding it if new; the flag says whether it was new. The row
     /// width is a constant so that hashing, comparing and copying a row compile to a few
     /// straight-line instructions.
+    #[inline(always)]
     pub fn intern<const W: usize>(&mut self, state: &[u64; W]) -> (u32, bool) {
         debug_assert_eq!(W, self.stride);
         let hash = hash_row(state);
