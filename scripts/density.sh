@@ -7,9 +7,10 @@
 #   CAPS="250000 1000000" scripts/density.sh
 #
 # The levels: tests/api/reliability/*_expensive.json (fruit, hopper, skiddy give up at
-# any of these caps) and scripts/density/*.json (hashi, tetropica: the heaviest levels
-# found; their rules bound the state space below the caps, so they finish). The trivial
-# level of each game is its golden easy level of seed 1. Needs /usr/bin/time (GNU).
+# any of these caps) and scripts/density/*.json (hashi: no drawing exists, it gives up at
+# the cap with its memory flat, since it searches depth first; tetropica: the heaviest
+# level found, which finishes after 115,346 states). The trivial level of each game is
+# its golden easy level of seed 1. Needs /usr/bin/time (GNU). GAMES picks games.
 # CARGO_TARGET_DIR is honoured; BIN points at another binary (before/after comparisons).
 set -euo pipefail
 
