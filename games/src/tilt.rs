@@ -55,6 +55,7 @@ impl StateSet {
     /// The index of `state`, adding it if new; the flag says whether it was new. The row
     /// width is a constant so that hashing, comparing and copying a row compile to a few
     /// straight-line instructions.
+    #[inline(always)]
     pub fn intern<const W: usize>(&mut self, state: &[u64; W]) -> (u32, bool) {
         debug_assert_eq!(W, self.stride);
         let hash = hash_row(state);
@@ -68,6 +69,11 @@ impl StateSet {
         self.table
             .insert_unique(hash, index, |&i| hash_row(row::<W>(words, i)));
         (index, true)
+    }
+
+    /// Drops the index once no more states will be added: the rows stay readable.
+    pub fn seal(&mut self) {
+        self.table = HashTable::new();
     }
 
     /// Row `index` as a fixed-width array.
@@ -109,19 +115,25 @@ pub enum Step {
 pub const SAME: u32 = u32::MAX;
 pub const LOST: u32 = u32::MAX - 1;
 pub const UNREACHABLE: u32 = u32::MAX;
-/// The end of a list of edges into a state.
-const NO_EDGE: u32 = u32::MAX;
 
 /// The full reachable graph from a start state.
+///
+/// Memory is what bounds a big exploration (a verification may explore millions of
+/// states), so only what the questions below need is kept per state: the row, the four
+/// edges and the win flag. Depths and path counts are not: states are numbered in
+/// breadth-first order, so a depth is a contiguous range of indices (`layers`), and the
+/// path counts of two layers at a time are enough to count the shortest wins.
 pub struct Graph {
     pub states: StateSet,
-    /// Moves from the start, by breadth-first search.
-    pub depth: Vec<u32>,
+    /// The first state of each depth, then the end of the last one.
+    layers: Vec<u32>,
     /// Successor per direction (in `Dir::ALL` order), or `SAME` / `LOST`.
     pub edges: Vec<[u32; 4]>,
     pub win: Vec<bool>,
-    /// Shortest move sequences from the start reaching each state, saturating at the cap.
-    pub paths: Vec<u64>,
+    /// The depth of the nearest win, and the shortest paths from the start to wins at
+    /// that depth (saturating at the explore cap).
+    par: Option<u32>,
+    optimal: u64,
     /// States whose moves were computed (every non-winning state).
     pub expanded: u64,
 }
@@ -129,7 +141,8 @@ pub struct Graph {
 /// Explores every state reachable from `start`. `tilt` writes the successor of a state
 /// into its output row; `is_win` marks terminal winning states (not expanded further).
 /// The state width `W` is a constant (a caller with widths known only at run time matches
-/// on them) so that the tilt and the state set work on arrays of known length.
+/// on them) so that the tilt and the state set work on arrays of known length. Path
+/// counts saturate at `path_cap` (at most `u32::MAX`: they are kept as `u32`).
 pub fn explore<const W: usize>(
     start: &[u64; W],
     limits: &Limits,
@@ -137,38 +150,71 @@ pub fn explore<const W: usize>(
     mut tilt: impl FnMut(&[u64; W], Dir, &mut [u64; W]) -> Step,
     is_win: impl Fn(&[u64; W]) -> bool,
 ) -> Result<Graph, Exhausted> {
+    let path_cap = path_cap.min(u64::from(u32::MAX)) as u32;
     // Room for the whole budget up to 2^14 states: most of the cost of a big exploration
     // was rehashing a table, and copying per-state vectors, grown from a few states.
     let room = limits.max_states.clamp(1024, 1 << 14) as usize;
     let mut graph = Graph {
         states: StateSet::with_capacity(W, room),
-        depth: starting_with(0, room),
+        layers: vec![0],
         edges: Vec::with_capacity(room),
         win: starting_with(is_win(start), room),
-        paths: starting_with(1, room),
+        par: None,
+        optimal: 0,
         expanded: 0,
     };
     graph.states.intern(start);
+    // Shortest paths to the states of the layer being expanded and of the next one, from
+    // index `base` on.
+    let mut paths: Vec<u32> = vec![1];
+    let mut base = 0u32;
     let mut next = [0u64; W];
-    let mut cursor = 0u32;
-    while (cursor as usize) < graph.states.len() {
-        let u = cursor;
-        cursor += 1;
-        let mut row = [SAME; 4];
-        if !graph.win[u as usize] {
-            graph.expanded += 1;
-            limits.tick(graph.expanded)?;
-            let current = *graph.states.get_fixed::<W>(u);
-            for dir in Dir::ALL {
-                row[dir.index()] = match tilt(&current, dir, &mut next) {
-                    Step::Same => SAME,
-                    Step::Lost => LOST,
-                    Step::Moved => graph.link(u, &next, path_cap, &is_win),
-                };
-            }
+    let (mut begin, mut end) = (0u32, 1u32);
+    let mut depth = 0u32;
+    while begin < end {
+        graph.layers.push(end);
+        if graph.par.is_none() && graph.win[begin as usize..end as usize].contains(&true) {
+            graph.par = Some(depth);
+            graph.optimal = (begin..end)
+                .filter(|&i| graph.win[i as usize])
+                .fold(0u64, |acc, i| acc + u64::from(paths[(i - base) as usize]));
         }
-        graph.edges.push(row);
+        for u in begin..end {
+            let mut row = [SAME; 4];
+            if !graph.win[u as usize] {
+                graph.expanded += 1;
+                limits.tick(graph.expanded)?;
+                let current = *graph.states.get_fixed::<W>(u);
+                let from = paths[(u - base) as usize];
+                for dir in Dir::ALL {
+                    row[dir.index()] = match tilt(&current, dir, &mut next) {
+                        Step::Same => SAME,
+                        Step::Lost => LOST,
+                        Step::Moved => {
+                            let (v, is_new) = graph.states.intern(&next);
+                            if is_new {
+                                graph.win.push(is_win(&next));
+                                paths.push(0);
+                            }
+                            // Only a state of the next layer is one move deeper.
+                            if v >= end {
+                                let at = &mut paths[(v - base) as usize];
+                                *at = (u64::from(*at) + u64::from(from)).min(u64::from(path_cap))
+                                    as u32;
+                            }
+                            v
+                        }
+                    };
+                }
+            }
+            graph.edges.push(row);
+        }
+        paths.drain(..(end - begin) as usize);
+        base = end;
+        (begin, end) = (end, graph.states.len() as u32);
+        depth += 1;
     }
+    graph.states.seal();
     Ok(graph)
 }
 
@@ -180,90 +226,101 @@ fn starting_with<T>(first: T, room: usize) -> Vec<T> {
 }
 
 impl Graph {
-    fn link<const W: usize>(
-        &mut self,
-        from: u32,
-        to: &[u64; W],
-        path_cap: u64,
-        is_win: &impl Fn(&[u64; W]) -> bool,
-    ) -> u32 {
-        let (v, is_new) = self.states.intern(to);
-        let depth = self.depth[from as usize] + 1;
-        if is_new {
-            self.depth.push(depth);
-            self.win.push(is_win(to));
-            self.paths.push(0);
-        }
-        if self.depth[v as usize] == depth {
-            let sum = self.paths[v as usize].saturating_add(self.paths[from as usize]);
-            self.paths[v as usize] = sum.min(path_cap);
-        }
-        v
-    }
-
     pub fn len(&self) -> usize {
-        self.states.len()
+        self.edges.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.states.is_empty()
+        self.edges.is_empty()
+    }
+
+    /// Moves from the start to state `index` (breadth-first depth).
+    pub fn depth(&self, index: u32) -> u32 {
+        (self.layers.partition_point(|&first| first <= index) - 1) as u32
+    }
+
+    /// Frees the state rows, for a caller that needs only the graph's shape from now on
+    /// (distances, counts, the solution walk): the largest table goes before the
+    /// distances are measured.
+    pub fn forget_states(&mut self) {
+        self.states.words = Vec::new();
     }
 
     /// Fewest moves from each state to any win (`UNREACHABLE` when none), by a backward
     /// breadth-first search over the reversed edges.
     pub fn distance_to_win(&self) -> Vec<u32> {
         let n = self.len();
-        // The edges into each state as a list threaded through the edge table, built in
-        // one pass: `last_in[v]` is the last edge (`u * 4 + dir`) into v, and
-        // `earlier_in[e]` the edge into the same state before e.
         let edges = self.edges.as_flattened();
-        let mut last_in = vec![NO_EDGE; n];
-        let mut earlier_in = vec![NO_EDGE; edges.len()];
+        // The edges into each state in compressed rows: `first[v]..first[v + 1]` of
+        // `from`. Counted, summed, then filled from the ends down, so that `first` ends
+        // as the starts without a second table of cursors.
+        let mut first = vec![0u32; n + 1];
+        for &v in edges {
+            if v < LOST {
+                first[v as usize] += 1;
+            }
+        }
+        let mut total = 0u32;
+        for f in first.iter_mut() {
+            total += *f;
+            *f = total;
+        }
+        let mut from = vec![0u32; total as usize];
         for (e, &v) in edges.iter().enumerate() {
             if v < LOST {
-                earlier_in[e] = last_in[v as usize];
-                last_in[v as usize] = e as u32;
+                first[v as usize] -= 1;
+                from[first[v as usize] as usize] = (e / 4) as u32;
             }
         }
-        let mut dist = vec![UNREACHABLE; n];
-        let mut queue: Vec<u32> = (0..n as u32).filter(|&i| self.win[i as usize]).collect();
-        for &w in &queue {
-            dist[w as usize] = 0;
+        // The search keeps a bit per state and the queue (states by distance); the
+        // distances are written once the edge rows are gone.
+        let mut seen = vec![0u64; n.div_ceil(64)];
+        let mut queue: Vec<u32> = Vec::with_capacity(n);
+        for i in 0..n as u32 {
+            if self.win[i as usize] {
+                seen[i as usize / 64] |= 1 << (i % 64);
+                queue.push(i);
+            }
         }
+        // `bounds[d]`: where distance d + 1 starts in the queue.
+        let mut bounds = Vec::new();
         let mut head = 0;
         while head < queue.len() {
-            let v = queue[head];
-            head += 1;
-            let mut e = last_in[v as usize];
-            while e != NO_EDGE {
-                let u = e / 4;
-                if dist[u as usize] == UNREACHABLE {
-                    dist[u as usize] = dist[v as usize] + 1;
-                    queue.push(u);
+            let end = queue.len();
+            bounds.push(end);
+            while head < end {
+                let v = queue[head] as usize;
+                head += 1;
+                for &u in &from[first[v] as usize..first[v + 1] as usize] {
+                    let (word, bit) = (u as usize / 64, 1u64 << (u % 64));
+                    if seen[word] & bit == 0 {
+                        seen[word] |= bit;
+                        queue.push(u);
+                    }
                 }
-                e = earlier_in[e as usize];
             }
+        }
+        drop((first, from, seen));
+        let mut dist = vec![UNREACHABLE; n];
+        let mut start = 0;
+        for (d, &end) in bounds.iter().enumerate() {
+            for &v in &queue[start..end] {
+                dist[v as usize] = d as u32;
+            }
+            start = end;
         }
         dist
     }
 
     /// Fewest moves to win from the start.
     pub fn par(&self) -> Option<u32> {
-        self.win
-            .iter()
-            .zip(&self.depth)
-            .filter(|&(&w, _)| w)
-            .map(|(_, &d)| d)
-            .min()
+        self.par
     }
 
-    /// Shortest winning sequences from the start, saturating at the explore cap.
+    /// Shortest winning sequences from the start, saturating at `cap` (and at the
+    /// explore cap).
     pub fn optimal_paths(&self, cap: u64) -> u64 {
-        let Some(par) = self.par() else { return 0 };
-        (0..self.len())
-            .filter(|&i| self.win[i] && self.depth[i] == par)
-            .fold(0u64, |acc, i| acc.saturating_add(self.paths[i]))
-            .min(cap)
+        self.optimal.min(cap)
     }
 
     /// One shortest winning sequence from `from`: at each state the first direction (in

@@ -153,7 +153,9 @@ impl Puzzle for Fruit {
         limits: &Limits,
     ) -> Result<Analysis<String, FruitMetrics>, Exhausted> {
         let (board, start) = Board::compile(level);
-        let graph = explore(&board, &start, limits)?;
+        let mut graph = explore(&board, &start, limits)?;
+        // The rows are most of the graph's memory and the distances do not need them.
+        graph.forget_states();
         let dist = graph.distance_to_win();
         let solution = graph.shortest_win_from(0, &dist);
         Ok(Analysis {
@@ -219,7 +221,8 @@ impl Puzzle for Fruit {
         let Some(state) = state_after(&board, start, &parse_moves(moves)?) else {
             return Ok(None);
         };
-        let graph = explore(&board, &state, limits)?;
+        let mut graph = explore(&board, &state, limits)?;
+        graph.forget_states();
         let dist = graph.distance_to_win();
         Ok(graph
             .shortest_win_from(0, &dist)

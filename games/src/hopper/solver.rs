@@ -1,7 +1,11 @@
 //! Breadth-first search over (cell, stars collected, dirt gone): the shortest perfect
 //! sequence, one of them, and how many there are of that length.
 
+use std::hash::BuildHasher;
+
+#[cfg(test)]
 use hashbrown::HashMap;
+use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use super::bounds::Bounds;
@@ -20,28 +24,36 @@ pub struct Solved {
 }
 
 /// The states in discovery order (so each layer is a contiguous range), with the parent
-/// and the hop that first reached each, and the number of shortest paths to it.
+/// and the hop that first reached each, and the number of shortest paths to the states of
+/// the layer being expanded and of the next one. Per state: the state, its link, and a
+/// slot of the index (which holds only a state number; the state is read from `states`).
 struct Arena {
     states: Vec<u128>,
-    parent: Vec<u32>,
-    via: Vec<Dir>,
-    paths: Vec<u64>,
-    index: HashMap<u128, u32, FxBuildHasher>,
+    /// The parent's index times four plus the hop (`Dir::index`); `u32::MAX` at the start.
+    link: Vec<u32>,
+    /// Shortest paths to the states from `base` on.
+    paths: Vec<u32>,
+    base: usize,
+    index: HashTable<u32>,
     /// Path counts saturate here.
-    cap: u64,
+    cap: u32,
+}
+
+fn hash(state: u128) -> u64 {
+    FxBuildHasher.hash_one(state)
 }
 
 impl Arena {
     fn new(start: u128, cap: u64) -> Arena {
-        let mut index = HashMap::with_capacity_and_hasher(1024, FxBuildHasher);
-        index.insert(start, 0);
+        let mut index = HashTable::with_capacity(1024);
+        index.insert_unique(hash(start), 0, |_| unreachable!("room for the start"));
         Arena {
             states: vec![start],
-            parent: vec![u32::MAX],
-            via: vec![Dir::U],
+            link: vec![u32::MAX],
             paths: vec![1],
+            base: 0,
             index,
-            cap,
+            cap: cap.min(u64::from(u32::MAX)) as u32,
         }
     }
 
@@ -49,15 +61,27 @@ impl Arena {
         self.states.len()
     }
 
+    fn paths(&self, i: usize) -> u32 {
+        self.paths[i - self.base]
+    }
+
+    /// Forgets the path counts before state `begin` (the layers already expanded).
+    fn drop_paths_before(&mut self, begin: usize) {
+        self.paths.drain(..begin - self.base);
+        self.base = begin;
+    }
+
     /// If `to` is known, adds the paths of state `from` to it when it lies in the layer
     /// being built (from `layer_start` on); says whether it was known.
     #[inline]
     fn count_again(&mut self, to: u128, from: usize, layer_start: usize) -> bool {
-        match self.index.get(&to) {
+        let states = &self.states;
+        match self.index.find(hash(to), |&j| states[j as usize] == to) {
             Some(&j) => {
                 let j = j as usize;
                 if j >= layer_start {
-                    self.paths[j] = (self.paths[j] + self.paths[from]).min(self.cap);
+                    let sum = u64::from(self.paths(j)) + u64::from(self.paths(from));
+                    self.paths[j - self.base] = sum.min(u64::from(self.cap)) as u32;
                 }
                 true
             }
@@ -67,19 +91,22 @@ impl Arena {
 
     /// Adds the new state `to`, first reached from state `from` by the hop `d`.
     fn add(&mut self, to: u128, from: usize, d: Dir) {
-        self.index.insert(to, self.states.len() as u32);
+        let index = self.states.len() as u32;
+        assert!(index < 1 << 30, "a link holds a state index in 30 bits");
+        let states = &self.states;
+        self.index
+            .insert_unique(hash(to), index, |&j| hash(states[j as usize]));
         self.states.push(to);
-        self.parent.push(from as u32);
-        self.via.push(d);
-        self.paths.push(self.paths[from]);
+        self.link.push(from as u32 * 4 + d.index() as u32);
+        self.paths.push(self.paths(from));
     }
 
     /// The hops from the start to state `i`.
     fn path_to(&self, mut i: usize) -> Vec<Dir> {
         let mut moves = Vec::new();
-        while self.parent[i] != u32::MAX {
-            moves.push(self.via[i]);
-            i = self.parent[i] as usize;
+        while self.link[i] != u32::MAX {
+            moves.push(Dir::ALL[(self.link[i] % 4) as usize]);
+            i = (self.link[i] / 4) as usize;
         }
         moves.reverse();
         moves
@@ -169,6 +196,7 @@ impl Search<'_> {
         let mut dropped: Option<u32> = None;
         while !layer.is_empty() {
             let next_start = arena.len();
+            arena.drop_paths_before(layer.start);
             let found = self.expand(&mut arena, layer, depth, limits, expanded)?;
             if let Some((i, d)) = found.first_win {
                 let mut solution = arena.path_to(i);
@@ -210,7 +238,7 @@ impl Search<'_> {
                         }
                     }
                     Step::Won => {
-                        found.wins = (found.wins + arena.paths[i]).min(self.cap);
+                        found.wins = (found.wins + u64::from(arena.paths(i))).min(self.cap);
                         found.first_win.get_or_insert((i, d));
                     }
                     Step::GoalEarly(_) | Step::Fell => {}

@@ -21,7 +21,9 @@
 //! is counted as the number of ways to tile it with the hand that could be the last
 //! move of a play (a tile-by-tile exact cover, rarely more than one).
 
-use hashbrown::HashSet;
+use std::hash::BuildHasher;
+
+use hashbrown::{HashSet, HashTable};
 use rustc_hash::FxBuildHasher;
 
 use super::rules::{Board, Hand, KINDS, MAX_HAND, bits, carve_layers, orientations};
@@ -154,6 +156,45 @@ pub fn fewest_pieces(
     search.fewest(board.flood(board.start, board.empty), limit)
 }
 
+/// The states searched once each, `(region, hand)`. The pairs are kept in two arrays and
+/// the index holds only their numbers: a pair in a hash set takes a 32-byte slot (the
+/// `u128` aligns it to 16), and the arrays take 20 bytes and the index about 6.
+#[derive(Default)]
+struct Seen {
+    regions: Vec<u128>,
+    hands: Vec<Hand>,
+    index: HashTable<u32>,
+}
+
+impl Seen {
+    fn hash(region: u128, hand: Hand) -> u64 {
+        FxBuildHasher.hash_one((region, hand))
+    }
+
+    /// Adds the pair; false when it was already there.
+    fn insert(&mut self, region: u128, hand: Hand) -> bool {
+        let hash = Self::hash(region, hand);
+        let (regions, hands) = (&self.regions, &self.hands);
+        let known = |&i: &u32| regions[i as usize] == region && hands[i as usize] == hand;
+        if self.index.find(hash, known).is_some() {
+            return false;
+        }
+        let i = u32::try_from(regions.len()).expect("fewer than 2^32 states");
+        self.index.insert_unique(hash, i, |&j| {
+            Self::hash(regions[j as usize], hands[j as usize])
+        });
+        self.regions.push(region);
+        self.hands.push(hand);
+        true
+    }
+
+    fn clear(&mut self) {
+        self.regions.clear();
+        self.hands.clear();
+        self.index.clear();
+    }
+}
+
 struct Search<'a> {
     board: &'a Board,
     table: &'a Table,
@@ -162,7 +203,7 @@ struct Search<'a> {
     /// the cells from which at most k tiles covered by those kinds lead to E.
     near: Vec<Vec<u128>>,
     states: u64,
-    seen: HashSet<(u128, Hand), FxBuildHasher>,
+    seen: Seen,
     /// Fewest-pieces search: the most pieces a new win may use.
     limit: u32,
     best: Option<u32>,
@@ -181,7 +222,7 @@ impl<'a> Search<'a> {
             limits,
             near: vec![Vec::new(); 1 << KINDS],
             states: 0,
-            seen: HashSet::with_hasher(FxBuildHasher),
+            seen: Seen::default(),
             limit: 0,
             best: None,
             path: Vec::new(),
@@ -277,7 +318,7 @@ impl<'a> Search<'a> {
             }
             let hand = hand.take(p.kind);
             let allowed = self.limit - depth - 1;
-            if allowed > 0 && self.hopeful(next, hand, allowed) && self.seen.insert((next, hand)) {
+            if allowed > 0 && self.hopeful(next, hand, allowed) && self.seen.insert(next, hand) {
                 self.fewest_from(next, hand, depth + 1)?;
             }
         }
@@ -301,7 +342,7 @@ impl<'a> Search<'a> {
                 }
             } else if !hand.is_empty()
                 && self.hopeful(next, hand, hand.total())
-                && self.seen.insert((next, hand))
+                && self.seen.insert(next, hand)
             {
                 self.grown_plays(next, hand)?;
             }
@@ -331,7 +372,7 @@ impl<'a> Search<'a> {
                 if joined {
                     self.record_win(next)?;
                 }
-            } else if !joined && self.joinable(next, hand) && self.seen.insert((next, hand)) {
+            } else if !joined && self.joinable(next, hand) && self.seen.insert(next, hand) {
                 self.any_plays(next, hand)?;
             }
             self.path.pop();
