@@ -167,8 +167,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub allocator: AllocatorArgs,
     /// States one POST /verify may expand before it gives up; bounds its memory (at most
-    /// about 150 bytes a state, so 75 MB by default: docs/reliability.md).
-    #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 500_000)]
+    /// about 70 bytes a state, fruit's, so about 105 MB by default: docs/reliability.md).
+    /// Room for the write-up's largest skiddy level (1,159,415 states).
+    #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 1_500_000)]
     pub verify_max_states: u64,
     /// Verifications running at once, in a pool of their own beside the generation slots.
     #[arg(long, env = "VERIFY_CONCURRENCY", default_value_t = 1,
