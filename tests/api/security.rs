@@ -687,17 +687,29 @@ async fn the_first_start_makes_one_key_and_prints_a_sign_in_link_once() {
         std::process::Command::new(env!("CARGO_BIN_EXE_levelforge"))
             .args(["serve", "--bind", &bind, "--admin-bind", &admin])
             .args(["--database-url", &database.url, "--first-run-key", policy])
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", "info")
+            .env("LOG_FORMAT", "text")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap()
     };
+    // What the server says on standard error up to its "listening" line (the first-run
+    // link comes before it), then it is stopped.
     let stop = |mut child: std::process::Child| {
-        std::thread::sleep(Duration::from_millis(1500));
+        use std::io::BufRead;
+        let mut said = String::new();
+        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        for line in stderr.lines().map_while(Result::ok) {
+            said.push_str(&line);
+            said.push('\n');
+            if line.contains("levelforge listening") {
+                break;
+            }
+        }
         child.kill().unwrap();
-        let output = child.wait_with_output().unwrap();
-        String::from_utf8_lossy(&output.stderr).into_owned()
+        child.wait().unwrap();
+        said
     };
     // `never`: no key, and designer routes closed all the same.
     let child = run("never");
