@@ -66,7 +66,7 @@ async fn principal(state: &AppState, token: &str) -> Result<(Presented, Principa
 
 /// Whether a browser's request comes from the page's own origin: no `Origin` (not a
 /// cross-origin browser request), or one naming the `Host` the request was sent to.
-pub fn same_origin(headers: &HeaderMap) -> bool {
+fn same_origin(headers: &HeaderMap) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };
@@ -79,9 +79,9 @@ pub fn same_origin(headers: &HeaderMap) -> bool {
     matches!((authority, host), (Some(a), Some(h)) if a.eq_ignore_ascii_case(h))
 }
 
-/// A cookie-authorized change from another site is refused: the cookie is `SameSite`,
-/// and this holds even for a browser that would send it.
-fn refuse_cross_site(method: &Method, headers: &HeaderMap) -> Result<(), ApiError> {
+/// A cookie-authorized change (or a sign-in or sign-out) from another site is refused:
+/// the cookie is `SameSite`, and this holds even for a browser that would send it.
+pub(super) fn refuse_cross_site(method: &Method, headers: &HeaderMap) -> Result<(), ApiError> {
     let changes = !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
     if changes && !same_origin(headers) {
         return Err(ApiError::Forbidden(

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::AppState;
-use super::auth::{SESSION_COOKIE, designer, same_origin, session_cookie};
+use super::auth::{SESSION_COOKIE, designer, refuse_cross_site, session_cookie};
 use super::params;
 use super::problem::ApiError;
 use crate::auth::{Kind, NewSecret, Person, Presented, Principal, now};
@@ -30,11 +30,7 @@ pub async fn open(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    if !same_origin(&headers) {
-        return Err(ApiError::Forbidden(
-            "sign in from the dashboard's own origin".into(),
-        ));
-    }
+    refuse_cross_site(&Method::POST, &headers)?;
     let body = params::json_body(&headers, &body?)?;
     let key = body.get("key").and_then(Value::as_str).ok_or_else(|| {
         ApiError::BadRequest("the body needs `key`, a designer or admin key".into())
@@ -99,11 +95,7 @@ pub async fn close(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    if !same_origin(&headers) {
-        return Err(ApiError::Forbidden(
-            "sign out from the dashboard's own origin".into(),
-        ));
-    }
+    refuse_cross_site(&Method::DELETE, &headers)?;
     if let Some(presented) = session_cookie(&headers)
         .and_then(Presented::parse)
         .filter(|p| p.kind == Kind::Session)

@@ -12,9 +12,8 @@
 //!
 //! Whatever is not plainly such a request goes to the router unchanged: a browser's
 //! cross-origin request when CORS is configured (the router's CORS layer answers it),
-//! another method,
-//! a body, a percent-encoded or otherwise unusual path or query, input the handler would
-//! refuse, a level not in memory (cold, or to be generated), all in-flight slots taken (the
+//! another method, a body, a percent-encoded or otherwise unusual path or query, input
+//! the handler would refuse, a level not in memory (cold, or to be generated), all in-flight slots taken (the
 //! guard then sheds or queues as configured), and debug logging of requests turned on.
 
 use std::sync::Arc;

@@ -4,7 +4,8 @@ use std::process::Command;
 
 use crate::helpers::{TempFile, TestDatabase};
 
-fn levelforge(args: &[&str]) -> std::process::Output {
+/// The binary run with `args`, to the end.
+pub fn levelforge(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_levelforge"))
         .args(args)
         .output()

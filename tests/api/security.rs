@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+use crate::cli::levelforge;
 use crate::helpers::{Answer, Backend, TestApp, TestDatabase, client, free_port, make_key};
 
 on_both_backends!(
@@ -578,12 +579,7 @@ async fn cross_origin_calls_work_only_from_allowed_origins_and_never_on_designer
     // A warm level: the allowed origin gets it with CORS headers, and every answer tells
     // caches that it varies by origin.
     for _ in 0..2 {
-        let level = client()
-            .get(app.url("/levels/easy/1"))
-            .header("origin", allowed)
-            .send()
-            .await
-            .unwrap();
+        let level = get_from(&app, "/levels/easy/1", allowed, None).await;
         assert_eq!(level.headers()["access-control-allow-origin"], allowed);
     }
     let plain = app.anonymous_get("/levels/easy/1").await;
@@ -595,34 +591,29 @@ async fn cross_origin_calls_work_only_from_allowed_origins_and_never_on_designer
         .collect();
     assert!(vary.iter().any(|v| v.contains("origin")), "{vary:?}");
     // A designer route sends no CORS header even to the allowed origin with a key.
-    let stats = client()
-        .get(app.url("/stats"))
-        .header("origin", allowed)
-        .bearer_auth(&app.designer_key)
-        .send()
-        .await
-        .unwrap();
+    let stats = get_from(&app, "/stats", allowed, Some(&app.designer_key)).await;
     assert!(!stats.headers().contains_key("access-control-allow-origin"));
     app.stop().await;
 
     // By default no origin is allowed.
     let closed = TestApp::spawn().await;
-    let level = client()
-        .get(closed.url("/levels/easy/1"))
-        .header("origin", allowed)
-        .send()
-        .await
-        .unwrap();
+    let level = get_from(&closed, "/levels/easy/1", allowed, None).await;
     assert!(!level.headers().contains_key("access-control-allow-origin"));
     closed.stop().await;
 }
 
-fn levelforge(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_levelforge"))
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap()
+/// A GET as a browser on `origin` sends it, with a Bearer token when given.
+async fn get_from(
+    app: &TestApp,
+    path: &str,
+    origin: &str,
+    token: Option<&str>,
+) -> reqwest::Response {
+    let mut request = client().get(app.url(path)).header("origin", origin);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.unwrap()
 }
 
 #[tokio::test]
@@ -632,7 +623,7 @@ async fn keys_are_created_listed_and_revoked_from_the_command_line() {
     let create = |name: &str| {
         let mut args = vec!["keys", "create", "--role", "designer", "--name", name];
         args.extend(url);
-        levelforge(&args, &[])
+        levelforge(&args)
     };
     let made = create("ada");
     assert!(
@@ -648,7 +639,7 @@ async fn keys_are_created_listed_and_revoked_from_the_command_line() {
     assert_eq!(app.get_as(key, "/stats").await.status, 200);
     let mut list = vec!["keys", "list"];
     list.extend(url);
-    let listed = String::from_utf8(levelforge(&list, &[]).stdout).unwrap();
+    let listed = String::from_utf8(levelforge(&list).stdout).unwrap();
     let header = listed.lines().next().unwrap();
     for column in [
         "id",
@@ -666,10 +657,10 @@ async fn keys_are_created_listed_and_revoked_from_the_command_line() {
     assert!(!listed.contains(&key[13..]), "the secret is never listed");
     let mut revoke = vec!["keys", "revoke", "ada"];
     revoke.extend(url);
-    assert!(levelforge(&revoke, &[]).status.success());
+    assert!(levelforge(&revoke).status.success());
     tokio::time::sleep(levelforge::auth::CREDENTIAL_CACHE + Duration::from_millis(200)).await;
     assert_eq!(app.get_as(key, "/stats").await.status, 401);
-    let listed = String::from_utf8(levelforge(&list, &[]).stdout).unwrap();
+    let listed = String::from_utf8(levelforge(&list).stdout).unwrap();
     assert!(
         listed
             .lines()
