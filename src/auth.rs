@@ -16,7 +16,7 @@ use rand::RngCore;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::store::{KeyRecord, SqlStore, StoreError, StoredSecret};
+use crate::store::{KeyRecord, Store, StoreError, StoredSecret};
 
 /// How long a replica trusts what a token resolved to: the bound on how late a revoked
 /// key, an ended session or an erased player is refused by another replica.
@@ -171,13 +171,13 @@ pub fn now() -> i64 {
 
 /// Resolves tokens against the store, remembering each answer for [`CREDENTIAL_CACHE`].
 pub struct Authenticator {
-    store: SqlStore,
+    store: Arc<dyn Store>,
     /// By the SHA-256 of the presented token; `None`: the token is not valid.
     cache: moka::future::Cache<[u8; 32], Option<Principal>>,
 }
 
 impl Authenticator {
-    pub fn new(store: SqlStore) -> Arc<Authenticator> {
+    pub fn new(store: Arc<dyn Store>) -> Arc<Authenticator> {
         Arc::new(Authenticator {
             store,
             cache: moka::future::Cache::builder()
@@ -187,7 +187,7 @@ impl Authenticator {
         })
     }
 
-    pub fn store(&self) -> &SqlStore {
+    pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }
 

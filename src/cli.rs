@@ -1,7 +1,6 @@
 //! The subcommands other than `serve`.
 
 use std::io::Read;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -93,7 +92,7 @@ pub async fn pregen(args: &PregenArgs) -> anyhow::Result<()> {
     // A batch job waits for slots instead of shedding load.
     bounds.queue_wait = Duration::from_secs(3600);
     let concurrency = bounds.concurrency;
-    let service = LevelService::new(Arc::new(store), bounds, 0);
+    let service = LevelService::new(store, bounds, 0);
     let total = seeds.end() - seeds.start() + 1;
     let bar = ProgressBar::new(total);
     bar.set_style(
@@ -171,10 +170,10 @@ pub async fn keys(command: &KeysCommand) -> anyhow::Result<()> {
         KeysCommand::List(a) => &a.database,
         KeysCommand::Revoke(a) => &a.database,
     };
-    let store = store::SqlStore::connect(&database.database_url, 2).await?;
+    let store = store::connect(&database.database_url, 2).await?;
     match command {
         KeysCommand::Create(args) => {
-            let key = new_key(&store, args.role, &args.name, args.expires_days).await?;
+            let key = new_key(store.as_ref(), args.role, &args.name, args.expires_days).await?;
             println!(
                 "created {} key `{}` (id {}); it is shown only now, store it as a secret:",
                 role_name(args.role),
@@ -206,7 +205,7 @@ fn role_name(role: KeyRole) -> &'static str {
 
 /// Makes and stores a key; the token is in the answer and nowhere else.
 pub async fn new_key(
-    store: &store::SqlStore,
+    store: &dyn store::Store,
     role: KeyRole,
     name: &str,
     expires_days: Option<u32>,

@@ -16,7 +16,7 @@ pub mod contract;
 pub mod levels;
 pub mod metrics;
 pub mod ratelimit;
-pub mod rating;
+pub use levelforge_store::rating;
 pub mod server;
 pub mod stats_bench;
 pub mod store;
@@ -43,23 +43,21 @@ pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
             registry::names().join(", ")
         )
     })?;
-    let store = store::connect_with_retry(
-        &args.database.database_url,
-        args.database.database_max_connections,
-    )
-    .await?;
+    let store: Arc<dyn store::Store> = Arc::new(store::Guarded::new(
+        store::connect_with_retry(
+            &args.database.database_url,
+            args.database.database_max_connections,
+        )
+        .await?,
+    ));
     let auth = auth::Authenticator::new(store.clone());
     Ok(AppState {
-        levels: LevelService::new(
-            Arc::new(store),
-            args.generation.bounds(),
-            args.cache_capacity,
-        )
-        .with_rate_limit(ratelimit::RateLimiter::new(
-            args.rate_limit.rate_limit_cold_per_min,
-            args.rate_limit.rate_limit_cold_burst,
-        ))
-        .with_verify_concurrency(args.verify_concurrency as usize),
+        levels: LevelService::new(store, args.generation.bounds(), args.cache_capacity)
+            .with_rate_limit(ratelimit::RateLimiter::new(
+                args.rate_limit.rate_limit_cold_per_min,
+                args.rate_limit.rate_limit_cold_burst,
+            ))
+            .with_verify_concurrency(args.verify_concurrency as usize),
         default_game,
         verify_max_states: args.verify_max_states,
         verify_limiter: ratelimit::RateLimiter::new(
@@ -142,7 +140,7 @@ pub async fn first_run_key(
         );
         return Ok(());
     }
-    let key = cli::new_key(store, config::KeyRole::Designer, "first-run", None).await?;
+    let key = cli::new_key(store.as_ref(), config::KeyRole::Designer, "first-run", None).await?;
     let address = if public.ip().is_unspecified() {
         format!("localhost:{}", public.port())
     } else {

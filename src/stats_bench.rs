@@ -4,15 +4,15 @@
 //! `/stats?difficulty=hard`, the CSV and a browse page over HTTP; last, the write path:
 //! plays stored per second with and without rollup upkeep. See docs/stats.md.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
 use levelforge_games::{Difficulty, Status};
-use sqlx::Row;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::config::{BenchArgs, Cli, Command};
-use crate::store::{self, LevelKey, NewPlay, SqlStore, Store};
+use crate::store::{self, LevelKey, NewPlay, Store};
 
 /// Requests per route; the first few warm caches and are not counted.
 const WARMUP: usize = 3;
@@ -35,16 +35,13 @@ pub async fn run(args: &BenchArgs) -> anyhow::Result<()> {
     println!("{}", crate::bench::machine());
     println!("load average at start: {}", crate::bench::load_average());
     let store = store::connect_with_retry(url, 16).await?;
-    let existing: i64 = sqlx::query("SELECT COUNT(*) AS n FROM levels")
-        .fetch_one(store.pool())
-        .await?
-        .try_get("n")?;
+    let existing = store.level_count().await?;
     if existing > 0 && !args.reuse {
         bail!("the database already holds {existing} levels: give an empty one, or --reuse it");
     }
     if existing == 0 {
         let started = Instant::now();
-        fill(&store, sqlite, args.levels, args.plays).await?;
+        store.fill_synthetic(args.levels, args.plays).await?;
         println!("filled in {:.1} s", started.elapsed().as_secs_f64());
         let started = Instant::now();
         let differences = store.rebuild_rollups().await?;
@@ -56,71 +53,12 @@ pub async fn run(args: &BenchArgs) -> anyhow::Result<()> {
     } else {
         println!("reusing the {existing} levels stored by an earlier run");
     }
-    if !sqlite {
-        sqlx::query("ANALYZE").execute(store.pool()).await?;
-    }
     if !args.writes_only {
         read_routes(url, args.requests).await?;
     }
     write_path(&store, args.levels, args.write_rounds, Compared::Rollups).await?;
     write_path(&store, args.levels, args.write_rounds, Compared::TokenCheck).await?;
     println!("load average at end: {}", crate::bench::load_average());
-    Ok(())
-}
-
-/// `levels` levels of fruit over the four tiers, and `plays` plays of them spread over
-/// the last 30 days. Seeds are stored as the store encodes them (seed XOR 2^63).
-async fn fill(store: &SqlStore, sqlite: bool, levels: u64, plays: u64) -> anyhow::Result<()> {
-    let tier = |n: &str| {
-        format!(
-            "CASE {n} % 4 WHEN 0 THEN 'easy' WHEN 1 THEN 'medium' WHEN 2 THEN 'hard' ELSE 'expert' END"
-        )
-    };
-    // The whole numbers first..=last as `s(n)`.
-    let series = |n: &str, first: u64, last: u64| {
-        if sqlite {
-            format!(
-                "WITH RECURSIVE s({n}) AS (SELECT {first} UNION ALL SELECT {n} + 1 FROM s WHERE {n} < {last}) "
-            )
-        } else {
-            format!("WITH s({n}) AS (SELECT generate_series({first}, {last})::bigint) ")
-        }
-    };
-    let level_sql = format!(
-        "{}INSERT INTO levels (game, difficulty, seed, version, par, attempts, generate_ms, solve_ms, \
-         states, solution_count, metrics, level, rating, rated_plays) \
-         SELECT 'fruit', {}, i - 9223372036854775807 - 1, 1, 2 + i % 15, 1 + i % 20, i % 300, i % 100, 100 + i % 5000, \
-         1 + i % 3, '{{\"dead_ends\":' || (i % 50) || ',\"stones\":' || (i % 7) || '}}', '{{}}', \
-         1000 + (i * 7919) % 1500, i % 5 FROM s",
-        series("i", 1, levels),
-        tier("i")
-    );
-    let (won, day) = if sqlite {
-        ("1", "datetime('now', '-' || (j % 30) || ' days')")
-    } else {
-        ("true", "now() - (j % 30) * interval '1 day'")
-    };
-    // In batches, so that one statement's undo and memory stay bounded.
-    const BATCH: u64 = 1_000_000;
-    let mut plays_sql = Vec::new();
-    let mut from = 0;
-    while from < plays {
-        let to = (from + BATCH).min(plays);
-        plays_sql.push(format!(
-            "{}INSERT INTO plays (game, difficulty, seed, solved_claimed, status, moves, moves_used, \
-             time_ms, created_at) \
-             SELECT 'fruit', {}, 1 + j % {levels} - 9223372036854775807 - 1, {won}, CASE WHEN j % 3 = 0 THEN 'lost' ELSE 'won' END, \
-             '', 2 + (1 + j % {levels}) % 15 + j % 4, j % 60000, {day} FROM s",
-            series("j", from + 1, to),
-            tier(&format!("(1 + j % {levels})")),
-        ));
-        from = to;
-    }
-    for sql in std::iter::once(level_sql).chain(plays_sql) {
-        sqlx::query(sqlx::AssertSqlSafe(sql))
-            .execute(store.pool())
-            .await?;
-    }
     Ok(())
 }
 
@@ -226,7 +164,7 @@ impl Compared {
 /// median of each round with against the mean of its two neighbours (which cancels most
 /// of a drift in the machine's load).
 async fn write_path(
-    store: &SqlStore,
+    store: &Arc<dyn Store>,
     levels: u64,
     rounds: u64,
     compared: Compared,
@@ -296,7 +234,7 @@ async fn write_path(
 /// round, on levels it has not played: every play is a rated first play. With `check`, each
 /// play first resolves the player's token, as `POST .../plays` does.
 async fn plays_per_second(
-    store: &SqlStore,
+    store: &Arc<dyn Store>,
     check: Option<std::sync::Arc<crate::auth::Authenticator>>,
     levels: u64,
     round: u64,

@@ -177,6 +177,10 @@ impl From<StoreError> for ApiError {
                     retry_after_s: 2,
                 }
             }
+            StoreError::Down => ApiError::Unavailable {
+                detail: "the database is unavailable; try again shortly".into(),
+                retry_after_s: 1,
+            },
             // The client cannot fix it and the SQL is ours: log it, answer plainly.
             StoreError::Query(_)
             | StoreError::Migration(_)

@@ -14,6 +14,7 @@ use super::auth::{SESSION_COOKIE, designer, refuse_cross_site, session_cookie};
 use super::params;
 use super::problem::ApiError;
 use crate::auth::{Kind, NewSecret, Person, Presented, Principal, now};
+use crate::store::NewSession;
 
 /// Settings of the session cookie.
 #[derive(Clone, Debug)]
@@ -55,7 +56,13 @@ pub async fn open(
     state
         .auth
         .store()
-        .create_session(&session.id, &session.hash, &person.key_id, now, ends)
+        .create_session(&NewSession {
+            id: &session.id,
+            secret_hash: &session.hash,
+            key_id: &person.key_id,
+            created_at: now,
+            expires_at: ends,
+        })
         .await?;
     let cookie = format!(
         "{SESSION_COOKIE}={}; Path=/; Max-Age={}; HttpOnly; SameSite=Strict{}",

@@ -294,12 +294,8 @@ impl TestApp {
         let port = free_port();
         let bind = format!("127.0.0.1:{port}");
         let admin_bind = format!("127.0.0.1:{}", free_port());
-        let designer_key = make_key(
-            &levelforge::store::SqlStore::connect(&database.url, 1)
-                .await
-                .unwrap(),
-        )
-        .await;
+        let designer_key =
+            make_key(&levelforge::store::connect(&database.url, 1).await.unwrap()).await;
         let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_levelforge"))
             .args(["serve", "--bind", &bind, "--database-url", &database.url])
             .args(["--admin-bind", &admin_bind])
@@ -549,12 +545,17 @@ pub fn free_port() -> u16 {
 }
 
 /// A designer key on `store`, as `levelforge keys create` makes one.
-pub async fn make_key(store: &levelforge::store::SqlStore) -> String {
+pub async fn make_key(store: &std::sync::Arc<dyn levelforge::store::Store>) -> String {
     let name = unique("designer");
-    levelforge::cli::new_key(store, levelforge::config::KeyRole::Designer, &name, None)
-        .await
-        .expect("a designer key")
-        .token
+    levelforge::cli::new_key(
+        store.as_ref(),
+        levelforge::config::KeyRole::Designer,
+        &name,
+        None,
+    )
+    .await
+    .expect("a designer key")
+    .token
 }
 
 /// A TCP proxy in front of PostgreSQL that the test cuts (every link dropped, new ones

@@ -135,9 +135,7 @@ async fn no_designer_route_answers_without_a_designer_key(backend: Backend) {
     let app = TestApp::on(&database, &[]).await;
     let level = app.get_level("fruit", "easy", 1).await;
     let player = app.new_player().await;
-    let store = levelforge::store::SqlStore::connect(&database.url, 1)
-        .await
-        .unwrap();
+    let store = levelforge::store::connect(&database.url, 1).await.unwrap();
     let expired = expired_key(&store).await;
     let revoked = make_key(&store).await;
     let revoked_id = revoked[4..12].to_string();
@@ -183,7 +181,7 @@ async fn no_designer_route_answers_without_a_designer_key(backend: Backend) {
 }
 
 /// A designer key that expired a moment ago.
-async fn expired_key(store: &levelforge::store::SqlStore) -> String {
+async fn expired_key(store: &std::sync::Arc<dyn levelforge::store::Store>) -> String {
     let key = levelforge::auth::NewSecret::generate(levelforge::auth::Kind::Key);
     let now = levelforge::auth::now();
     store
@@ -284,9 +282,7 @@ async fn a_revoked_key_fails_on_a_second_replica_within_5_s(backend: Backend) {
     for replica in [&first, &second] {
         assert_eq!(replica.get_as(&key, "/stats").await.status, 200);
     }
-    let store = levelforge::store::SqlStore::connect(&database.url, 1)
-        .await
-        .unwrap();
+    let store = levelforge::store::connect(&database.url, 1).await.unwrap();
     let revoked = Instant::now();
     store
         .revoke_key(&key[4..12], levelforge::auth::now())

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use futures_util::future::join_all;
-use levelforge::store::SqlStore;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use sqlx::Row;
@@ -224,13 +223,13 @@ async fn stats_agree_with_raw_rows(server: &TestApp, url: &str) {
 async fn backfill(url: &str) {
     let (backfill, plays_per_par) = if url.starts_with("sqlite:") {
         (
-            include_str!("../../migrations/sqlite/0006_stats_backfill.sql"),
-            include_str!("../../migrations/sqlite/0007_stats_plays_per_par.sql"),
+            include_str!("../../store/sqlite/migrations/0006_stats_backfill.sql"),
+            include_str!("../../store/sqlite/migrations/0007_stats_plays_per_par.sql"),
         )
     } else {
         (
-            include_str!("../../migrations/postgres/0006_stats_backfill.sql"),
-            include_str!("../../migrations/postgres/0007_stats_plays_per_par.sql"),
+            include_str!("../../store/postgres/migrations/0006_stats_backfill.sql"),
+            include_str!("../../store/postgres/migrations/0007_stats_plays_per_par.sql"),
         )
     };
     let pool = sqlx::AnyPool::connect(url).await.unwrap();
@@ -304,10 +303,10 @@ async fn add_old_plays(url: &str) {
 }
 
 async fn assert_rollups_match(url: &str) {
-    let store = SqlStore::connect(url, 2).await.unwrap();
+    let store = levelforge::store::connect(url, 2).await.unwrap();
     let differences = store.check_rollups().await.unwrap();
     assert!(differences.is_empty(), "{differences:#?}");
-    store.pool().close().await;
+    store.close().await;
 }
 
 /// The whole check on one database: the plan through `servers`, then the comparisons.
@@ -399,15 +398,18 @@ async fn recompute_reports_and_repairs_a_drift() {
         .unwrap();
     assert_eq!(response.status(), 200);
     server.stop().await;
-    let store = SqlStore::connect(&url, 2).await.unwrap();
+    let store = levelforge::store::connect(&url, 2).await.unwrap();
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&url).await.unwrap();
     sqlx::query("UPDATE stats_groups SET levels = levels + 5")
-        .execute(store.pool())
+        .execute(&pool)
         .await
         .unwrap();
+    pool.close().await;
     let found = store.check_rollups().await.unwrap();
     assert_eq!(found.len(), 1, "{found:#?}");
     assert!(found[0].starts_with("stats_groups"), "{}", found[0]);
     assert_eq!(store.rebuild_rollups().await.unwrap(), found);
     assert!(store.check_rollups().await.unwrap().is_empty());
-    store.pool().close().await;
+    store.close().await;
 }
