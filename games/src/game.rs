@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
-use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -14,6 +13,7 @@ use crate::core::{
     Analysis, Difficulty, Exhausted, HintError, Limits, Piece, Puzzle, Rejection, RuleError,
     Status, Stop, Tier,
 };
+use crate::document::{LevelDocument, MetricsDocument};
 use crate::rng::LevelRng;
 
 /// A game as the service uses it.
@@ -258,51 +258,6 @@ fn judge<P: Puzzle>(
     }
     P::accept(tier, &analysis)?;
     Ok((par, analysis))
-}
-
-/// The level document a key serves (its JSON Schema is the game's `Level` in the contract).
-#[derive(Serialize, JsonSchema)]
-pub(crate) struct LevelDocument<'a, L, S, M: 'a> {
-    /// The game's name.
-    game: &'static str,
-    difficulty: Difficulty,
-    /// The key's seed, a u64. Beyond 2^53 JavaScript's `JSON.parse` rounds it: such a
-    /// client keys levels by the URL's seed (a string), not by this number.
-    seed: u64,
-    /// The generator version that made this level.
-    version: u32,
-    #[serde(flatten)]
-    level: &'a L,
-    /// Fewest moves (tilt and hop games), links (hashi) or pieces (tetropica) to win.
-    par: u32,
-    /// One optimal solution, in the game's move format.
-    solution: &'a S,
-    /// Written verbatim: the same bytes as [`Summary::metrics`]; its schema is the typed
-    /// [`MetricsDocument`] those bytes were serialised from.
-    #[schemars(with = "MetricsDocument<'a, M>")]
-    metrics: &'a RawValue,
-    #[serde(skip)]
-    #[schemars(skip)]
-    metrics_type: PhantomData<M>,
-}
-
-/// A level's `metrics`: the pipeline's figures and the game's own beside them.
-#[derive(Serialize, JsonSchema)]
-pub(crate) struct MetricsDocument<'a, M> {
-    /// Candidates generated until this one was accepted.
-    attempts: u32,
-    /// Wall time of the whole generation (not deterministic).
-    generate_ms: u64,
-    /// Wall time spent in the solver over all candidates (not deterministic).
-    solve_ms: u64,
-    /// States the solver expanded on this level.
-    states: u64,
-    /// Optimal solutions, saturating at `solution_count_cap`.
-    solution_count: u64,
-    /// Where `solution_count` saturates for this game.
-    solution_count_cap: u64,
-    #[serde(flatten)]
-    extra: &'a M,
 }
 
 impl<P: Puzzle> Accepted<P> {
