@@ -26,11 +26,14 @@ pub const BROWSE_MAX_LIMIT: u32 = 200;
 pub struct BrowseQuery {
     pub game: Option<String>,
     pub difficulty: Option<String>,
+    #[serde(default, deserialize_with = "params::canonical_param")]
     pub par_min: Option<u32>,
+    #[serde(default, deserialize_with = "params::canonical_param")]
     pub par_max: Option<u32>,
     pub rating_min: Option<f64>,
     pub rating_max: Option<f64>,
     pub above_par_min: Option<f64>,
+    #[serde(default, deserialize_with = "params::canonical_param")]
     pub limit: Option<u32>,
     pub after: Option<String>,
 }

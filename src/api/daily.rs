@@ -143,6 +143,7 @@ pub const PACK_PARALLEL: usize = 4;
 pub struct PackQuery {
     pub game: Option<String>,
     pub from: Option<String>,
+    #[serde(default, deserialize_with = "params::canonical_param")]
     pub count: Option<u64>,
 }
 

@@ -1,14 +1,16 @@
 //! Parsing of path, query and body input into the service's types, with clear errors.
 
 use std::convert::Infallible;
+use std::fmt::Display;
 use std::net::{IpAddr, SocketAddr};
+use std::str::FromStr;
 
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use levelforge_games::{Difficulty, Game, registry};
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::problem::ApiError;
@@ -80,21 +82,44 @@ pub fn difficulty(text: &str) -> Result<Difficulty, ApiError> {
     text.parse().map_err(ApiError::NotFound)
 }
 
-/// A seed in its one canonical spelling (digits only, no leading zero), so that a cache
-/// in front never holds one level under many URLs (`+1`, `01`, `%2B1`).
+/// The unsigned integer types that input spells in decimal.
+pub trait Unsigned: FromStr + Display {
+    const MAX: Self;
+}
+
+impl Unsigned for u32 {
+    const MAX: u32 = u32::MAX;
+}
+
+impl Unsigned for u64 {
+    const MAX: u64 = u64::MAX;
+}
+
+/// An unsigned integer in its one canonical spelling (digits only, no leading zero), so
+/// that a cache in front never holds one answer under many URLs (`+1`, `01`, `%2B1`).
+pub fn canonical<T: Unsigned>(text: &str) -> Result<T, String> {
+    let canonical = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && !(text.len() > 1 && text.starts_with('0'));
+    canonical.then(|| text.parse().ok()).flatten().ok_or_else(|| {
+        format!(
+            "`{text}` is not a decimal number from 0 to {} written without sign or leading zeros",
+            T::MAX
+        )
+    })
+}
+
+/// An optional integer query parameter, spelled canonically (`#[serde(deserialize_with)]`
+/// with `#[serde(default)]`); the query extractor's error names the parameter.
+pub fn canonical_param<'de, D: Deserializer<'de>, T: Unsigned>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    canonical(&text).map(Some).map_err(serde::de::Error::custom)
+}
+
 pub fn seed(text: &str) -> Result<u64, ApiError> {
-    let bad = || {
-        ApiError::BadRequest(format!(
-            "seed `{text}` is not a decimal number from 0 to 18446744073709551615 \
-             written without sign or leading zeros"
-        ))
-    };
-    let canonical =
-        text.bytes().all(|b| b.is_ascii_digit()) && !(text.len() > 1 && text.starts_with('0'));
-    if !canonical {
-        return Err(bad());
-    }
-    text.parse().map_err(|_| bad())
+    canonical(text).map_err(|e| ApiError::BadRequest(format!("seed {e}")))
 }
 
 pub fn level_key(
@@ -207,21 +232,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn inputs_map_to_the_statuses_of_the_contract() {
-        let fruit = registry::find("fruit").unwrap();
-        assert!(matches!(seed("-1"), Err(ApiError::BadRequest(_))));
-        assert!(matches!(
-            seed("18446744073709551616"),
-            Err(ApiError::BadRequest(_))
-        ));
+    fn integers_have_one_spelling() {
         assert_eq!(seed("18446744073709551615").unwrap(), u64::MAX);
         assert_eq!(seed("0").unwrap(), 0);
-        for spelling in ["+1", "007", "00", "0001", " 1", "1 ", ""] {
+        for spelling in [
+            "-1",
+            "18446744073709551616",
+            "+1",
+            "007",
+            "00",
+            " 1",
+            "1 ",
+            "",
+        ] {
             assert!(
                 matches!(seed(spelling), Err(ApiError::BadRequest(_))),
                 "{spelling}"
             );
         }
+        assert_eq!(canonical::<u32>("4294967295"), Ok(u32::MAX));
+        assert_eq!(
+            canonical::<u32>("4294967296"),
+            Err(
+                "`4294967296` is not a decimal number from 0 to 4294967295 written without \
+                 sign or leading zeros"
+                    .into()
+            )
+        );
+        for spelling in ["+5", "05", "5.0", "0x5", "5e0", "\u{0665}"] {
+            assert!(canonical::<u32>(spelling).is_err(), "{spelling}");
+        }
+    }
+
+    #[test]
+    fn inputs_map_to_the_statuses_of_the_contract() {
+        let fruit = registry::find("fruit").unwrap();
         assert!(matches!(
             json_object(&Bytes::from_static(br#"{"a": 1, "b": {"c": 1, "c": 2}}"#)),
             Err(ApiError::BadRequest(_))
