@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::core::{
-    Analysis, Difficulty, Exhausted, HintError, Limits, Piece, Puzzle, Rejection, RuleError,
-    Status, Stop, Tier,
+    Analysis, Difficulty, Exhausted, HintError, Limits, MoveList, Piece, Puzzle, Rejection,
+    RuleError, Status, Stop, Tier,
 };
 use crate::document::{LevelDocument, MetricsDocument};
 use crate::rng::LevelRng;
@@ -50,6 +50,8 @@ pub trait Game: Send + Sync {
     /// The position `moves` reach as a level document `verify` accepts, or `null` when
     /// the format cannot express it (see [`Puzzle::position`]).
     fn position(&self, level: &Value, moves: &Value) -> Result<Value, GameError>;
+    /// The first `count` of `moves` (all of them when there are fewer), in the same format.
+    fn moves_prefix(&self, moves: &Value, count: usize) -> Result<Value, GameError>;
     /// The game's fixed heavy level for solver benchmarks, as a level document.
     fn bench_level(&self) -> Value;
     /// The JSON Schemas of the game's documents and rule ids, by name (see [`crate::contract`]).
@@ -489,6 +491,11 @@ impl<P: Puzzle> Game for Adapter<P> {
         )
     }
 
+    fn moves_prefix(&self, moves: &Value, count: usize) -> Result<Value, GameError> {
+        let prefix = parse_moves::<P>(moves)?.prefix(count);
+        Ok(serde_json::to_value(prefix).expect("moves serialize"))
+    }
+
     fn bench_level(&self) -> Value {
         let mut document = serde_json::to_value(P::bench_level()).expect("levels serialize");
         document["game"] = json!(P::NAME);
@@ -503,6 +510,25 @@ impl<P: Puzzle> Game for Adapter<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefix_of_moves_replays_that_many() {
+        for game in crate::registry::all() {
+            let generated = game.generate(Difficulty::Hard, 1, &Stop::never()).unwrap();
+            let level: Value = serde_json::from_str(&generated.json).unwrap();
+            let solution = &level["solution"];
+            let whole = game.moves_prefix(solution, 10_000).unwrap();
+            assert_eq!(&whole, solution, "{}", game.name());
+            let first = game.moves_prefix(solution, 2).unwrap();
+            let outcome = game.check(&level, &first).unwrap();
+            assert_eq!(
+                (outcome.status, outcome.moves_used),
+                (Status::Unfinished, 2),
+                "{}: {first}",
+                game.name()
+            );
+        }
+    }
 
     #[test]
     fn the_stored_metrics_are_the_documents_own_bytes() {

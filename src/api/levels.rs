@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::{FromRequest, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use levelforge_games::{Limits, Status};
+use levelforge_games::{Game, Limits, Status};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
 
@@ -170,7 +170,7 @@ pub async fn play(
         answer
     };
     let answer_text = |stored: &StoredPlay| answer_of(stored).to_string();
-    let moves_text = report.moves.to_string();
+    let moves_text = stored_moves(game, &report.moves, outcome.moves_used)?;
     let stored = state
         .levels
         .store()
@@ -311,6 +311,21 @@ fn millis<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::
 
 fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
     serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
+}
+
+/// Moves a stored play keeps at most: far above any tier's par, so that a long play that
+/// never ends (a 64 KiB body of moves) does not fill the table.
+pub const PLAY_STORED_MOVES_MAX: u32 = 1000;
+
+/// The moves a play is stored with: the ones the replay used (all of them, since moves
+/// after the end are refused), only the first [`PLAY_STORED_MOVES_MAX`] of them.
+fn stored_moves(game: &dyn Game, moves: &Value, used: u32) -> Result<String, ApiError> {
+    if used <= PLAY_STORED_MOVES_MAX {
+        return Ok(moves.to_string());
+    }
+    Ok(game
+        .moves_prefix(moves, PLAY_STORED_MOVES_MAX as usize)?
+        .to_string())
 }
 
 /// The headers of levels and previews, cacheable forever (`compression::respond`).
