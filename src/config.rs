@@ -291,6 +291,10 @@ pub struct HttpArgs {
     #[arg(long, env = "HTTP_MAX_HEADER_BYTES", default_value_t = 16_384,
           value_parser = clap::value_parser!(u64).range(8192..=1_048_576))]
     pub http_max_header_bytes: u64,
+    /// Header fields one request head may hold, whatever their size; more gets 431.
+    #[arg(long, env = "HTTP_MAX_HEADERS", default_value_t = HYPER_MAX_HEADERS,
+          value_parser = clap::value_parser!(u64).range(16..=4096))]
+    pub http_max_headers: u64,
     /// After SIGTERM: how long open connections may finish their requests before the
     /// remaining ones are closed.
     #[arg(long, env = "HTTP_SHUTDOWN_GRACE_MS", default_value_t = 20_000)]
@@ -350,8 +354,12 @@ pub struct HttpLimits {
     pub max_connections: usize,
     pub max_connections_per_client: usize,
     pub max_header_bytes: usize,
+    pub max_headers: usize,
     pub shutdown_grace: Duration,
 }
+
+/// hyper's own cap on the header fields of a request, which it keeps on the stack.
+pub const HYPER_MAX_HEADERS: u64 = 100;
 
 impl HttpArgs {
     pub fn limits(&self) -> HttpLimits {
@@ -365,6 +373,7 @@ impl HttpArgs {
             max_connections: self.http_max_connections,
             max_connections_per_client: self.http_max_connections_per_client,
             max_header_bytes: self.http_max_header_bytes as usize,
+            max_headers: self.http_max_headers as usize,
             shutdown_grace: Duration::from_millis(self.http_shutdown_grace_ms),
         }
     }

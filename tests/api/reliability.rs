@@ -242,6 +242,45 @@ async fn a_request_without_exactly_one_valid_host_is_400() {
     server.stop().await;
 }
 
+/// `count` header fields of a few bytes each, on a GET of /healthz.
+fn many_headers(count: usize) -> String {
+    let fields: String = (0..count).map(|i| format!("X-{i}: {i}\r\n")).collect();
+    format!("GET /healthz HTTP/1.1\r\nHost: x\r\n{fields}Connection: close\r\n\r\n")
+}
+
+#[tokio::test]
+async fn too_many_header_fields_get_a_431_that_names_the_cap() {
+    // Far below the byte cap: the count is what refuses it.
+    let server = TestApp::spawn_with(&["--http-max-header-bytes", "1048576"]).await;
+    let problem = raw_problem(
+        &raw_exchange(&address(&server), &many_headers(100)).await,
+        431,
+    );
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("more than 100 header fields (HTTP_MAX_HEADERS)"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("1048576 bytes (HTTP_MAX_HEADER_BYTES)"),
+        "{detail}"
+    );
+    server.stop().await;
+
+    let server = TestApp::spawn_with(&["--http-max-headers", "300"]).await;
+    let address = address(&server);
+    let answer = raw_exchange(&address, &many_headers(250)).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let problem = raw_problem(&raw_exchange(&address, &many_headers(300)).await, 431);
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("more than 300 header fields")
+    );
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_never_reads_is_cut_and_cannot_hold_shutdown() {
     let server =
