@@ -32,7 +32,7 @@ fn parse_difficulty(text: &str) -> anyhow::Result<Difficulty> {
 
 /// `levelforge generate`: prints the level JSON (no database involved).
 pub fn generate(args: &GenerateArgs) -> anyhow::Result<()> {
-    let game = find_game(&args.game)?;
+    let game = find_game(args.default_game.or(args.game.as_deref()))?;
     let difficulty = parse_difficulty(&args.difficulty)?;
     let generated = game.generate(difficulty, args.seed, &Stop::never())?;
     println!("{}", generated.json);
@@ -55,7 +55,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<()> {
     match game.verify(
         &level,
         &Limits {
-            max_states: args.max_states,
+            max_states: args.verify_budget.verify_max_states,
             stop: &stop,
         },
     ) {
@@ -72,15 +72,14 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<()> {
 /// The game a level is verified as: `--game`, else the file's `game` field, else
 /// DEFAULT_GAME.
 fn game_of<'a>(args: &'a VerifyArgs, level: &'a Value) -> &'a str {
-    args.game
-        .as_deref()
-        .or_else(|| level.get("game").and_then(Value::as_str))
-        .unwrap_or(&args.default_game)
+    let named = args.game.as_deref();
+    args.default_game
+        .or(named.or_else(|| level.get("game").and_then(Value::as_str)))
 }
 
 /// `levelforge pregen`: generates and stores a seed range, several at a time.
 pub async fn pregen(args: &PregenArgs) -> anyhow::Result<()> {
-    let game = find_game(&args.game)?;
+    let game = find_game(args.default_game.or(args.game.as_deref()))?;
     let difficulty = parse_difficulty(&args.difficulty)?;
     let seeds = parse_seed_range(&args.seeds).map_err(anyhow::Error::msg)?;
     let store = store::connect_with_retry(

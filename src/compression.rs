@@ -258,14 +258,9 @@ impl Variants {
         })
     }
 
-    /// Compresses every coding now (for the bench and for bytes known to be served often).
-    pub fn compress_all(&self) {
-        for encoding in Encoding::COMPRESSED {
-            self.get(encoding);
-        }
-    }
-
-    /// Bytes held, identity and the compressed forms made so far (for cache weights).
+    /// Bytes held now: identity and the compressed forms made so far. No cache weighs by
+    /// it: moka weighs an entry once, when inserted, before any compressed form exists,
+    /// so the pack cache estimates them instead (`LevelService::new`).
     pub fn held_bytes(&self) -> usize {
         self.identity.bytes.len()
             + self

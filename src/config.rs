@@ -35,7 +35,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Generate and store a range of seeds.
     Pregen(PregenArgs),
-    /// Exit 0 when the server on BIND answers /healthz (for container health checks).
+    /// Exit 0 when the ops listener on ADMIN_BIND answers /healthz (for container health
+    /// checks).
     Healthcheck(HealthcheckArgs),
     /// Time cold generation of every game × tier and each game's solver (no server).
     Bench(BenchArgs),
@@ -154,9 +155,8 @@ pub struct ServeArgs {
     pub bind: SocketAddr,
     #[command(flatten)]
     pub admin: AdminArgs,
-    /// Game served when a request names none.
-    #[arg(long, env = "DEFAULT_GAME", default_value = "fruit")]
-    pub default_game: String,
+    #[command(flatten)]
+    pub default_game: DefaultGameArgs,
     #[command(flatten)]
     pub database: DatabaseArgs,
     #[command(flatten)]
@@ -166,11 +166,8 @@ pub struct ServeArgs {
     pub cache_capacity: u64,
     #[command(flatten)]
     pub allocator: AllocatorArgs,
-    /// States one POST /verify may expand before it gives up; bounds its memory (at most
-    /// about 70 bytes a state, fruit's, so about 105 MB by default: docs/reliability.md).
-    /// Room for the write-up's largest skiddy level (1,159,415 states).
-    #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 1_500_000)]
-    pub verify_max_states: u64,
+    #[command(flatten)]
+    pub verify_budget: VerifyBudgetArgs,
     /// Verifications running at once, in a pool of their own beside the generation slots.
     #[arg(long, env = "VERIFY_CONCURRENCY", default_value_t = 1,
           value_parser = clap::value_parser!(u64).range(1..))]
@@ -294,6 +291,10 @@ pub struct HttpArgs {
     #[arg(long, env = "HTTP_MAX_HEADER_BYTES", default_value_t = 16_384,
           value_parser = clap::value_parser!(u64).range(8192..=1_048_576))]
     pub http_max_header_bytes: u64,
+    /// Header fields one request head may hold, whatever their size; more gets 431.
+    #[arg(long, env = "HTTP_MAX_HEADERS", default_value_t = HYPER_MAX_HEADERS,
+          value_parser = clap::value_parser!(u64).range(16..=4096))]
+    pub http_max_headers: u64,
     /// After SIGTERM: how long open connections may finish their requests before the
     /// remaining ones are closed.
     #[arg(long, env = "HTTP_SHUTDOWN_GRACE_MS", default_value_t = 20_000)]
@@ -353,8 +354,12 @@ pub struct HttpLimits {
     pub max_connections: usize,
     pub max_connections_per_client: usize,
     pub max_header_bytes: usize,
+    pub max_headers: usize,
     pub shutdown_grace: Duration,
 }
+
+/// hyper's own cap on the header fields of a request, which it keeps on the stack.
+pub const HYPER_MAX_HEADERS: u64 = 100;
 
 impl HttpArgs {
     pub fn limits(&self) -> HttpLimits {
@@ -368,6 +373,7 @@ impl HttpArgs {
             max_connections: self.http_max_connections,
             max_connections_per_client: self.http_max_connections_per_client,
             max_header_bytes: self.http_max_header_bytes as usize,
+            max_headers: self.http_max_headers as usize,
             shutdown_grace: Duration::from_millis(self.http_shutdown_grace_ms),
         }
     }
@@ -380,10 +386,46 @@ pub struct LogArgs {
     pub log_format: LogFormat,
 }
 
+/// The game of whatever names none, for `serve` and the commands that take a game.
+#[derive(Debug, Clone, Args)]
+pub struct DefaultGameArgs {
+    /// The game of a request without `?game=`, and of a command without `--game` (or a
+    /// level file without `game`).
+    #[arg(long, env = "DEFAULT_GAME", default_value = "fruit")]
+    pub default_game: String,
+}
+
+impl DefaultGameArgs {
+    /// `named`, else the default game.
+    pub fn or<'a>(&'a self, named: Option<&'a str>) -> &'a str {
+        named.unwrap_or(&self.default_game)
+    }
+}
+
+/// The state budget of one verification, for `serve` (`POST /verify` and hints) and
+/// `verify`: one default, so that the command gives up exactly where the server would.
+#[derive(Debug, Clone, Args)]
+pub struct VerifyBudgetArgs {
+    /// States one verification may expand before it gives up; bounds its memory (at most
+    /// about 70 bytes a state, fruit's, so about 105 MB by default: docs/reliability.md).
+    /// Room for the write-up's largest skiddy level (1,159,415 states); raise it for a
+    /// deeper search.
+    #[arg(
+        long,
+        alias = "max-states",
+        env = "VERIFY_MAX_STATES",
+        default_value_t = 1_500_000
+    )]
+    pub verify_max_states: u64,
+}
+
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
-    #[arg(long, env = "DEFAULT_GAME", default_value = "fruit")]
-    pub game: String,
+    /// Default: DEFAULT_GAME.
+    #[arg(long)]
+    pub game: Option<String>,
+    #[command(flatten)]
+    pub default_game: DefaultGameArgs,
     #[arg(long)]
     pub difficulty: String,
     #[arg(long)]
@@ -397,17 +439,19 @@ pub struct VerifyArgs {
     /// The game; default: the file's `game` field, else DEFAULT_GAME.
     #[arg(long)]
     pub game: Option<String>,
-    /// The game of a file that names none (and no `--game`).
-    #[arg(long, env = "DEFAULT_GAME", default_value = "fruit")]
-    pub default_game: String,
-    #[arg(long, env = "VERIFY_MAX_STATES", default_value_t = 5_000_000)]
-    pub max_states: u64,
+    #[command(flatten)]
+    pub default_game: DefaultGameArgs,
+    #[command(flatten)]
+    pub verify_budget: VerifyBudgetArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct PregenArgs {
-    #[arg(long, env = "DEFAULT_GAME", default_value = "fruit")]
-    pub game: String,
+    /// Default: DEFAULT_GAME.
+    #[arg(long)]
+    pub game: Option<String>,
+    #[command(flatten)]
+    pub default_game: DefaultGameArgs,
     #[arg(long)]
     pub difficulty: String,
     /// An inclusive range `FROM..TO`, or one seed.
@@ -514,7 +558,46 @@ pub fn parse_seed_range(text: &str) -> Result<std::ops::RangeInclusive<u64>, Str
 
 #[cfg(test)]
 mod tests {
+    use clap::CommandFactory;
+
     use super::*;
+
+    /// Every environment variable of every command, with its defaults.
+    fn settings(command: &clap::Command, out: &mut Vec<(String, String, Vec<String>)>) {
+        for arg in command.get_arguments() {
+            if let Some(env) = arg.get_env() {
+                let defaults = arg.get_default_values().iter();
+                out.push((
+                    env.to_string_lossy().into_owned(),
+                    command.get_name().to_string(),
+                    defaults.map(|d| d.to_string_lossy().into_owned()).collect(),
+                ));
+            }
+        }
+        for subcommand in command.get_subcommands() {
+            settings(subcommand, out);
+        }
+    }
+
+    #[test]
+    fn a_setting_has_one_default_in_every_command() {
+        let mut all = Vec::new();
+        settings(&Cli::command(), &mut all);
+        for (env, command, defaults) in &all {
+            for (other_env, other_command, other_defaults) in &all {
+                assert!(
+                    env != other_env || defaults == other_defaults,
+                    "{env}: {defaults:?} in {command}, {other_defaults:?} in {other_command}"
+                );
+            }
+        }
+        let commands_of = |name: &str| all.iter().filter(|(env, ..)| env == name).count();
+        assert!(
+            commands_of("DEFAULT_GAME") >= 4,
+            "serve twice, generate, verify, pregen"
+        );
+        assert!(commands_of("VERIFY_MAX_STATES") >= 2, "serve, verify");
+    }
 
     #[test]
     fn seed_ranges_parse() {

@@ -36,10 +36,10 @@ use crate::levels::LevelService;
 pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
     // Installed before the first request so that no early series is lost.
     metrics::handle();
-    let default_game = registry::find(&args.default_game).with_context(|| {
+    let named = &args.default_game.default_game;
+    let default_game = registry::find(named).with_context(|| {
         format!(
-            "DEFAULT_GAME `{}` is not one of {}",
-            args.default_game,
+            "DEFAULT_GAME `{named}` is not one of {}",
             registry::names().join(", ")
         )
     })?;
@@ -59,7 +59,7 @@ pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
             ))
             .with_verify_concurrency(args.verify_concurrency as usize),
         default_game,
-        verify_max_states: args.verify_max_states,
+        verify_max_states: args.verify_budget.verify_max_states,
         verify_limiter: ratelimit::RateLimiter::new(
             args.rate_limit.rate_limit_verify_per_min,
             args.rate_limit.rate_limit_verify_burst,

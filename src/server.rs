@@ -20,7 +20,7 @@ use tokio::task::JoinSet;
 use tokio_io_timeout::TimeoutStream;
 
 use crate::api::App;
-use crate::config::HttpLimits;
+use crate::config::{HYPER_MAX_HEADERS, HttpLimits};
 
 /// Serves `app` on `listener` until `shutdown` resolves: then stops accepting, lets every
 /// open connection finish its request in flight (no new ones on kept-alive connections)
@@ -37,6 +37,11 @@ pub async fn serve(
         .header_read_timeout(limits.header_read_timeout)
         .max_buf_size(limits.max_header_bytes)
         .keep_alive(true);
+    // Set only when not hyper's default: hyper then allocates the headers on the heap.
+    if limits.max_headers as u64 != HYPER_MAX_HEADERS {
+        http.max_headers(limits.max_headers);
+    }
+    let too_large: Arc<str> = head_too_large(limits).into();
     let open = OpenConnections::new(limits);
     let connections = GracefulShutdown::new();
     let mut tasks = JoinSet::new();
@@ -51,7 +56,7 @@ pub async fn serve(
         let Some((stream, peer, slot)) = admitted else {
             continue;
         };
-        let mut stream = TimeoutStream::new(ProblemOnParseError::new(stream));
+        let mut stream = TimeoutStream::new(ProblemOnParseError::new(stream, too_large.clone()));
         // hyper has no write timeout: a client that stops reading would hold the
         // connection and its buffered answer forever.
         stream.set_write_timeout(Some(limits.write_timeout));
@@ -79,6 +84,16 @@ pub async fn serve(
     }
     tasks.shutdown().await;
     Ok(())
+}
+
+/// The detail of a 431. hyper answers 431 for either cap on a request head and says not
+/// which, so the answer names both.
+fn head_too_large(limits: &HttpLimits) -> String {
+    format!(
+        "the request head is larger than the server accepts: more than {} header fields \
+         (HTTP_MAX_HEADERS) or more than {} bytes (HTTP_MAX_HEADER_BYTES)",
+        limits.max_headers, limits.max_header_bytes
+    )
 }
 
 /// The caps on open connections: all together (a semaphore: at the cap the loop stops
@@ -181,19 +196,23 @@ struct ProblemOnParseError<T> {
     inner: T,
     /// A replacement answer and how much of it is written.
     pending: Option<(Vec<u8>, usize)>,
+    /// The detail of a 431, which names the caps.
+    too_large: Arc<str>,
 }
 
 impl<T> ProblemOnParseError<T> {
-    fn new(inner: T) -> Self {
+    fn new(inner: T, too_large: Arc<str>) -> Self {
         ProblemOnParseError {
             inner,
             pending: None,
+            too_large,
         }
     }
 }
 
-/// The problem+json answer that replaces hyper's bodiless `head`, if it is one.
-fn problem_for_hyper_error(head: &[u8]) -> Option<Vec<u8>> {
+/// The problem+json answer that replaces hyper's bodiless `head`, if it is one; a 431 says
+/// `too_large`.
+fn problem_for_hyper_error(head: &[u8], too_large: &str) -> Option<Vec<u8>> {
     let (status, title, slug, detail) = match head.get(..12)? {
         b"HTTP/1.1 400" => (
             400,
@@ -211,7 +230,7 @@ fn problem_for_hyper_error(head: &[u8]) -> Option<Vec<u8>> {
             431,
             "Request Header Fields Too Large",
             "header-too-large",
-            "the request head is larger than the server accepts (HTTP_MAX_HEADER_BYTES)",
+            too_large,
         ),
         _ => return None,
     };
@@ -276,7 +295,7 @@ impl<T: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for ProblemOnParseE
         buf: &[u8],
     ) -> std::task::Poll<io::Result<usize>> {
         std::task::ready!(self.poll_pending(cx))?;
-        if let Some(answer) = problem_for_hyper_error(buf) {
+        if let Some(answer) = problem_for_hyper_error(buf, &self.too_large) {
             // hyper's bytes count as written; the replacement goes out instead.
             self.pending = Some((answer, 0));
             // Whatever is not written yet goes out before anything else, or on flush.
@@ -293,7 +312,7 @@ impl<T: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for ProblemOnParseE
     ) -> std::task::Poll<io::Result<usize>> {
         std::task::ready!(self.poll_pending(cx))?;
         let first = bufs.iter().find(|b| !b.is_empty());
-        if let Some(answer) = first.and_then(|b| problem_for_hyper_error(b)) {
+        if let Some(answer) = first.and_then(|b| problem_for_hyper_error(b, &self.too_large)) {
             let claimed = first.map_or(0, |b| b.len());
             self.pending = Some((answer, 0));
             let _ = self.poll_pending(cx);
@@ -331,16 +350,18 @@ mod tests {
     fn only_hypers_bodiless_errors_are_replaced() {
         let hyper_431 = b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n\
                           date: Mon, 23 Nov 2026 20:00:00 GMT\r\n\r\n";
-        let answer = String::from_utf8(problem_for_hyper_error(hyper_431).unwrap()).unwrap();
+        let answer = problem_for_hyper_error(hyper_431, "too large").unwrap();
+        let answer = String::from_utf8(answer).unwrap();
         assert!(answer.starts_with("HTTP/1.1 431 "), "{answer}");
         assert!(answer.contains("content-type: application/problem+json"));
         let body: serde_json::Value =
             serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap()).unwrap();
         assert_eq!(body["status"], 431);
+        assert_eq!(body["detail"], "too large");
         // The app's own 400s have a body; other statuses are never touched.
         let app_400 = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 120\r\n\r\n";
-        assert!(problem_for_hyper_error(app_400).is_none());
+        assert!(problem_for_hyper_error(app_400, "").is_none());
         let ok = b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n";
-        assert!(problem_for_hyper_error(ok).is_none());
+        assert!(problem_for_hyper_error(ok, "").is_none());
     }
 }

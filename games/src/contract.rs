@@ -13,7 +13,7 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use crate::core::{Hint, Puzzle, Replay};
-use crate::game::{LevelDocument, MetricsDocument};
+use crate::document::{LevelDocument, MetricsDocument};
 
 /// Where every `$ref` points: the components of an OpenAPI document.
 pub const REF_PREFIX: &str = "#/components/schemas/";

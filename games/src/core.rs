@@ -1,6 +1,7 @@
 //! The shared vocabulary of every game: difficulty tiers, directions, solver limits,
 //! errors, and the [`Puzzle`] trait each game implements.
 
+use std::any::TypeId;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -146,6 +147,16 @@ pub fn letters_schema() -> Schema {
         "pattern": "^[UDLR]*$",
         "description": "Moves as letters: U up, D down, L left, R right, played in order.",
     })
+}
+
+/// The schema of a game's moves or solution of type `T`: a `String` is letters in every
+/// game that moves by strings ([`parse_moves`]); any other type has its derived schema.
+fn moves_schema_of<T: JsonSchema + 'static>(generator: &mut SchemaGenerator) -> Schema {
+    if TypeId::of::<T>() == TypeId::of::<String>() {
+        letters_schema()
+    } else {
+        generator.subschema_for::<T>()
+    }
 }
 
 /// Renders a move list as the canonical string.
@@ -479,24 +490,24 @@ pub trait Puzzle: Send + Sync + 'static {
     /// Its JSON Schema (as every type below) is the game's part of the HTTP contract.
     type Level: Serialize + DeserializeOwned + Clone + Send + JsonSchema;
     type Params: Serialize + Clone + Send + Sync;
-    type Solution: Serialize + DeserializeOwned + Clone + Send + JsonSchema;
+    type Solution: Serialize + DeserializeOwned + Clone + Send + JsonSchema + 'static;
     /// The game's own metrics, flattened into `metrics`.
     type Metrics: Serialize + Clone + Send + JsonSchema;
     /// What `check` and `plays` take in `moves`. The JSON of a `Solution` must parse as
     /// `Moves` and replay to a win in exactly `par` moves (the catalog tests check it).
-    type Moves: DeserializeOwned + Serialize + JsonSchema + MoveList;
+    type Moves: DeserializeOwned + Serialize + JsonSchema + MoveList + 'static;
     /// Extra fields of a replay outcome.
     type ReplayExtra: Serialize + JsonSchema;
 
-    /// The JSON Schema of `Moves`; a game whose moves are a plain string says more here
-    /// (e.g. [`letters_schema`]).
+    /// The JSON Schema of `Moves`: [`letters_schema`] for a `String`, else the type's
+    /// derived schema; a game whose moves need more words says them here.
     fn moves_schema(generator: &mut SchemaGenerator) -> Schema {
-        generator.subschema_for::<Self::Moves>()
+        moves_schema_of::<Self::Moves>(generator)
     }
 
     /// The JSON Schema of `Solution`, as for [`Puzzle::moves_schema`].
     fn solution_schema(generator: &mut SchemaGenerator) -> Schema {
-        generator.subschema_for::<Self::Solution>()
+        moves_schema_of::<Self::Solution>(generator)
     }
 
     fn tier(difficulty: Difficulty) -> Tier<Self::Params>;
@@ -518,10 +529,13 @@ pub trait Puzzle: Send + Sync + 'static {
     ) -> Result<Analysis<Self::Solution, Self::Metrics>, Exhausted>;
 
     /// Acceptance beyond the par window (which the pipeline checks); `Err` names why not.
+    /// Default: none.
     fn accept(
-        tier: &Tier<Self::Params>,
-        analysis: &Analysis<Self::Solution, Self::Metrics>,
-    ) -> Result<(), &'static str>;
+        _tier: &Tier<Self::Params>,
+        _analysis: &Analysis<Self::Solution, Self::Metrics>,
+    ) -> Result<(), &'static str> {
+        Ok(())
+    }
 
     /// Replays moves by the rules on a valid level.
     fn replay(

@@ -5,15 +5,15 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
-use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::core::{
-    Analysis, Difficulty, Exhausted, HintError, Limits, Piece, Puzzle, Rejection, RuleError,
-    Status, Stop, Tier,
+    Analysis, Difficulty, Exhausted, HintError, Limits, MoveList, Piece, Puzzle, Rejection,
+    RuleError, Status, Stop, Tier,
 };
+use crate::document::{LevelDocument, MetricsDocument};
 use crate::rng::LevelRng;
 
 /// A game as the service uses it.
@@ -50,6 +50,8 @@ pub trait Game: Send + Sync {
     /// The position `moves` reach as a level document `verify` accepts, or `null` when
     /// the format cannot express it (see [`Puzzle::position`]).
     fn position(&self, level: &Value, moves: &Value) -> Result<Value, GameError>;
+    /// The first `count` of `moves` (all of them when there are fewer), in the same format.
+    fn moves_prefix(&self, moves: &Value, count: usize) -> Result<Value, GameError>;
     /// The game's fixed heavy level for solver benchmarks, as a level document.
     fn bench_level(&self) -> Value;
     /// The JSON Schemas of the game's documents and rule ids, by name (see [`crate::contract`]).
@@ -258,51 +260,6 @@ fn judge<P: Puzzle>(
     }
     P::accept(tier, &analysis)?;
     Ok((par, analysis))
-}
-
-/// The level document a key serves (its JSON Schema is the game's `Level` in the contract).
-#[derive(Serialize, JsonSchema)]
-pub(crate) struct LevelDocument<'a, L, S, M: 'a> {
-    /// The game's name.
-    game: &'static str,
-    difficulty: Difficulty,
-    /// The key's seed, a u64. Beyond 2^53 JavaScript's `JSON.parse` rounds it: such a
-    /// client keys levels by the URL's seed (a string), not by this number.
-    seed: u64,
-    /// The generator version that made this level.
-    version: u32,
-    #[serde(flatten)]
-    level: &'a L,
-    /// Fewest moves (tilt and hop games), links (hashi) or pieces (tetropica) to win.
-    par: u32,
-    /// One optimal solution, in the game's move format.
-    solution: &'a S,
-    /// Written verbatim: the same bytes as [`Summary::metrics`]; its schema is the typed
-    /// [`MetricsDocument`] those bytes were serialised from.
-    #[schemars(with = "MetricsDocument<'a, M>")]
-    metrics: &'a RawValue,
-    #[serde(skip)]
-    #[schemars(skip)]
-    metrics_type: PhantomData<M>,
-}
-
-/// A level's `metrics`: the pipeline's figures and the game's own beside them.
-#[derive(Serialize, JsonSchema)]
-pub(crate) struct MetricsDocument<'a, M> {
-    /// Candidates generated until this one was accepted.
-    attempts: u32,
-    /// Wall time of the whole generation (not deterministic).
-    generate_ms: u64,
-    /// Wall time spent in the solver over all candidates (not deterministic).
-    solve_ms: u64,
-    /// States the solver expanded on this level.
-    states: u64,
-    /// Optimal solutions, saturating at `solution_count_cap`.
-    solution_count: u64,
-    /// Where `solution_count` saturates for this game.
-    solution_count_cap: u64,
-    #[serde(flatten)]
-    extra: &'a M,
 }
 
 impl<P: Puzzle> Accepted<P> {
@@ -534,6 +491,11 @@ impl<P: Puzzle> Game for Adapter<P> {
         )
     }
 
+    fn moves_prefix(&self, moves: &Value, count: usize) -> Result<Value, GameError> {
+        let prefix = parse_moves::<P>(moves)?.prefix(count);
+        Ok(serde_json::to_value(prefix).expect("moves serialize"))
+    }
+
     fn bench_level(&self) -> Value {
         let mut document = serde_json::to_value(P::bench_level()).expect("levels serialize");
         document["game"] = json!(P::NAME);
@@ -548,6 +510,25 @@ impl<P: Puzzle> Game for Adapter<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefix_of_moves_replays_that_many() {
+        for game in crate::registry::all() {
+            let generated = game.generate(Difficulty::Hard, 1, &Stop::never()).unwrap();
+            let level: Value = serde_json::from_str(&generated.json).unwrap();
+            let solution = &level["solution"];
+            let whole = game.moves_prefix(solution, 10_000).unwrap();
+            assert_eq!(&whole, solution, "{}", game.name());
+            let first = game.moves_prefix(solution, 2).unwrap();
+            let outcome = game.check(&level, &first).unwrap();
+            assert_eq!(
+                (outcome.status, outcome.moves_used),
+                (Status::Unfinished, 2),
+                "{}: {first}",
+                game.name()
+            );
+        }
+    }
 
     #[test]
     fn the_stored_metrics_are_the_documents_own_bytes() {

@@ -5,6 +5,7 @@
 
 pub mod contract;
 pub mod core;
+mod document;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod game;

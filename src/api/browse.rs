@@ -1,8 +1,7 @@
 //! Designer routes over stored levels: browsing (keyset pages) and statistics.
 
 use axum::Json;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
+use axum::extract::{FromRequestParts, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use levelforge_games::{Difficulty, registry};
@@ -22,15 +21,19 @@ use crate::store::{Browse, Cursor, DayRange, GroupStats, LevelSummary, Percentil
 pub const BROWSE_DEFAULT_LIMIT: u32 = 50;
 pub const BROWSE_MAX_LIMIT: u32 = 200;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, FromRequestParts)]
+#[from_request(via(Query), rejection(ApiError))]
 pub struct BrowseQuery {
     pub game: Option<String>,
     pub difficulty: Option<String>,
+    #[serde(default, deserialize_with = "params::canonical_param")]
     pub par_min: Option<u32>,
+    #[serde(default, deserialize_with = "params::canonical_param")]
     pub par_max: Option<u32>,
     pub rating_min: Option<f64>,
     pub rating_max: Option<f64>,
     pub above_par_min: Option<f64>,
+    #[serde(default, deserialize_with = "params::canonical_param")]
     pub limit: Option<u32>,
     pub after: Option<String>,
 }
@@ -132,9 +135,9 @@ fn with_links(summary: &LevelSummary) -> Value {
 /// `GET /levels`: one page of summaries in (par, seed, difficulty) order.
 pub async fn browse(
     State(state): State<AppState>,
-    query: Result<Query<BrowseQuery>, QueryRejection>,
+    query: BrowseQuery,
 ) -> Result<Json<Value>, ApiError> {
-    let request = browse_request(&state, &query?.0)?;
+    let request = browse_request(&state, &query)?;
     // One row more than asked tells whether another page exists.
     let mut rows = state
         .levels
@@ -155,7 +158,8 @@ pub async fn browse(
     Ok(Json(json!({ "levels": levels, "next": next })))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, FromRequestParts)]
+#[from_request(via(Query), rejection(ApiError))]
 pub struct StatsQuery {
     pub game: Option<String>,
     pub difficulty: Option<String>,
@@ -223,11 +227,7 @@ fn stats_days(q: &StatsQuery) -> Result<Option<DayRange>, ApiError> {
 
 /// `GET /stats`: one group per (game, difficulty) with stored levels, as JSON or CSV,
 /// from the rollups (its cost does not grow with the stored rows).
-pub async fn stats(
-    State(state): State<AppState>,
-    query: Result<Query<StatsQuery>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let q = query?.0;
+pub async fn stats(State(state): State<AppState>, q: StatsQuery) -> Result<Response, ApiError> {
     let csv = match q.format.as_deref() {
         None | Some("json") => false,
         Some("csv") => true,

@@ -3,8 +3,7 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use jiff::Timestamp;
@@ -78,7 +77,8 @@ impl Day {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, FromRequestParts)]
+#[from_request(via(Query), rejection(ApiError))]
 pub struct DailyQuery {
     pub game: Option<String>,
     pub date: Option<String>,
@@ -92,10 +92,9 @@ const TODAY_MAX_AGE_S: u32 = 60;
 pub async fn daily(
     State(state): State<AppState>,
     client: ClientIp,
-    query: Result<Query<DailyQuery>, QueryRejection>,
+    q: DailyQuery,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let q = query?.0;
     let game = params::game(q.game.as_deref(), state.default_game)?;
     let Some(date) = q.date else {
         let location = format!(
@@ -139,10 +138,12 @@ pub const PACK_DEFAULT_COUNT: u64 = 10;
 /// the service's shared slots, so a pack cannot take the whole pool.
 pub const PACK_PARALLEL: usize = 4;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, FromRequestParts)]
+#[from_request(via(Query), rejection(ApiError))]
 pub struct PackQuery {
     pub game: Option<String>,
     pub from: Option<String>,
+    #[serde(default, deserialize_with = "params::canonical_param")]
     pub count: Option<u64>,
 }
 
@@ -204,10 +205,9 @@ pub async fn pack(
     State(state): State<AppState>,
     Path(difficulty): Path<String>,
     client: ClientIp,
-    query: Result<Query<PackQuery>, QueryRejection>,
+    q: PackQuery,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let q = query?.0;
     let game = params::game(q.game.as_deref(), state.default_game)?;
     let difficulty = params::difficulty(&difficulty)?;
     let (from, count) = pack_seeds(&q)?;

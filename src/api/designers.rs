@@ -1,20 +1,19 @@
 //! Routes for level designers: verification and the games' tier tables.
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, QueryRejection};
-use axum::extract::{Query, State};
-use axum::http::{HeaderMap, header};
+use axum::extract::{FromRequestParts, Query, State};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use levelforge_games::{Game, Limits, registry};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
-use super::params::{self, ClientIp};
+use super::params::{self, ClientIp, JsonBody};
 use super::problem::ApiError;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, FromRequestParts)]
+#[from_request(via(Query), rejection(ApiError))]
 pub struct VerifyQuery {
     pub game: Option<String>,
 }
@@ -24,12 +23,9 @@ pub struct VerifyQuery {
 pub async fn verify(
     State(state): State<AppState>,
     client: ClientIp,
-    query: Result<Query<VerifyQuery>, QueryRejection>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    query: VerifyQuery,
+    JsonBody(level): JsonBody<Value>,
 ) -> Result<Json<Value>, ApiError> {
-    let query = query?.0;
-    let level = params::json_body(&headers, &body?)?;
     super::rate_limit(state.verify_limiter.as_deref(), client.0, "verifications")?;
     let game = game_of(&state, query.game.as_deref(), &level)?;
     let max_states = state.verify_max_states;
@@ -44,18 +40,16 @@ pub async fn verify(
 /// `?solution=true`), for an editor. The game is chosen as for `/verify`.
 pub async fn preview(
     State(state): State<AppState>,
-    query: Result<Query<PreviewQuery>, QueryRejection>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    query: PreviewQuery,
+    JsonBody(level): JsonBody<Value>,
 ) -> Result<Response, ApiError> {
-    let query = query?.0;
-    let level = params::json_body(&headers, &body?)?;
     let game = game_of(&state, query.game.as_deref(), &level)?;
     let svg = game.preview_svg(&level, query.solution)?;
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, FromRequestParts)]
+#[from_request(via(Query), rejection(ApiError))]
 pub struct PreviewQuery {
     pub game: Option<String>,
     #[serde(default)]

@@ -3,17 +3,16 @@
 use std::sync::LazyLock;
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::{FromRequest, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use levelforge_games::{Limits, Status};
+use levelforge_games::{Game, Limits, Status};
+use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
 
 use super::AppState;
 use super::auth::MaybePlayer;
-use super::params::{self, ClientIp, LevelQuery};
+use super::params::{self, ClientIp, JsonBody, JsonBytes, LevelQuery};
 use super::problem::ApiError;
 use crate::compression::{self, HeaderTemplates, Variants};
 use crate::levels::ServedLevel;
@@ -46,10 +45,9 @@ pub async fn level(
     State(state): State<AppState>,
     Path(path): LevelPath,
     client: ClientIp,
-    query: Result<Query<LevelQuery>, QueryRejection>,
+    query: LevelQuery,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let query = query?.0;
     let (_, _, level) = served(&state, &path, &query, client).await?;
     Ok(compression::respond(&headers, &level.body, &JSON))
 }
@@ -58,10 +56,9 @@ pub async fn preview(
     State(state): State<AppState>,
     Path(path): LevelPath,
     client: ClientIp,
-    query: Result<Query<LevelQuery>, QueryRejection>,
+    query: LevelQuery,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let query = query?.0;
     let (game, _, level) = served(&state, &path, &query, client).await?;
     if let Some(moves) = &query.moves {
         let svg = game.preview_after(level.document(), &params::query_moves(moves))?;
@@ -73,23 +70,25 @@ pub async fn preview(
     Ok(compression::respond(&headers, svg, &SVG))
 }
 
+/// The body of `check` and `hint`; other fields are ignored.
+#[derive(Deserialize, FromRequest)]
+#[from_request(via(JsonBody), rejection(ApiError))]
+pub struct MovesBody {
+    /// In the game's own move format, which the game parses.
+    moves: Value,
+}
+
 pub async fn check(
     State(state): State<AppState>,
     Path(path): LevelPath,
     client: ClientIp,
-    query: Result<Query<LevelQuery>, QueryRejection>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    query: LevelQuery,
+    MovesBody { moves }: MovesBody,
 ) -> Result<Response, ApiError> {
-    let query = query?.0;
-    let body = params::json_body(&headers, &body?)?;
-    let moves = body
-        .get("moves")
-        .ok_or_else(|| ApiError::BadRequest("the body needs `moves`".into()))?;
     let (game, _, level) = served(&state, &path, &query, client).await?;
-    let mut outcome = game.check(level.document(), moves)?;
+    let mut outcome = game.check(level.document(), &moves)?;
     if query.position {
-        outcome.json["position"] = game.position(level.document(), moves)?;
+        outcome.json["position"] = game.position(level.document(), &moves)?;
     }
     Ok(Json(outcome.json).into_response())
 }
@@ -100,16 +99,9 @@ pub async fn hint(
     State(state): State<AppState>,
     Path(path): LevelPath,
     client: ClientIp,
-    query: Result<Query<LevelQuery>, QueryRejection>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    query: LevelQuery,
+    MovesBody { moves }: MovesBody,
 ) -> Result<Response, ApiError> {
-    let query = query?.0;
-    let mut body = params::json_body(&headers, &body?)?;
-    let moves = body
-        .get_mut("moves")
-        .map(Value::take)
-        .ok_or_else(|| ApiError::BadRequest("the body needs `moves`".into()))?;
     super::rate_limit(state.hint_limiter.as_deref(), client.0, "hints")?;
     let (game, _, level) = served(&state, &path, &query, client).await?;
     let max_states = state.verify_max_states;
@@ -130,14 +122,15 @@ pub async fn play(
     Path(path): LevelPath,
     client: ClientIp,
     player: MaybePlayer,
-    query: Result<Query<LevelQuery>, QueryRejection>,
+    query: LevelQuery,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: JsonBytes<PlayReport>,
 ) -> Result<Response, ApiError> {
-    let query = query?.0;
-    let raw = body?;
-    let body = params::json_body(&headers, &raw)?;
-    let report = PlayReport::parse(&body)?;
+    let JsonBytes {
+        value: report,
+        bytes: raw,
+    } = body;
+    report.refuse_client()?;
     let idempotency_key = idempotency_key(&headers)?;
     super::rate_limit(state.play_limiter.as_deref(), client.0, "plays")?;
     let player_id = player.0.as_ref().map(|player| player.id.as_str());
@@ -148,7 +141,7 @@ pub async fn play(
         return replayed(first, &fingerprint);
     }
     let (game, key, level) = served(&state, &path, &query, client).await?;
-    let outcome = game.check(level.document(), report.moves)?;
+    let outcome = game.check(level.document(), &report.moves)?;
     if outcome.json["moves_ignored"]
         .as_u64()
         .is_some_and(|n| n > 0)
@@ -177,7 +170,7 @@ pub async fn play(
         answer
     };
     let answer_text = |stored: &StoredPlay| answer_of(stored).to_string();
-    let moves_text = report.moves.to_string();
+    let moves_text = stored_moves(game, &report.moves, outcome.moves_used)?;
     let stored = state
         .levels
         .store()
@@ -276,47 +269,63 @@ fn rating_change(before: Rating, after: Rating) -> Value {
     })
 }
 
-/// The body of `POST .../plays`.
-struct PlayReport<'a> {
+/// The body of `POST .../plays`. Fields the contract does not name are ignored, but for
+/// `client`.
+#[derive(Deserialize)]
+pub struct PlayReport {
     solved: bool,
-    moves: &'a Value,
+    /// In the game's own move format, which the game parses.
+    moves: Value,
+    #[serde(default, deserialize_with = "millis")]
     time_ms: Option<u64>,
+    /// Whether the body has a `client` field, of any value (null too).
+    #[serde(default, deserialize_with = "present")]
+    client: bool,
 }
 
-impl<'a> PlayReport<'a> {
-    fn parse(body: &'a Value) -> Result<PlayReport<'a>, ApiError> {
-        let bad = |m: &str| ApiError::BadRequest(m.to_string());
-        let solved = body
-            .get("solved")
-            .ok_or_else(|| bad("the body needs `solved` (true or false)"))?
-            .as_bool()
-            .ok_or_else(|| bad("`solved` must be true or false"))?;
-        let moves = body
-            .get("moves")
-            .ok_or_else(|| bad("the body needs `moves`"))?;
-        let time_ms = match body.get("time_ms") {
-            None | Some(Value::Null) => None,
-            Some(t) => Some(
-                t.as_u64()
-                    .filter(|&t| i64::try_from(t).is_ok())
-                    .ok_or_else(|| {
-                        bad("`time_ms` must be a whole number of milliseconds up to 2^63 - 1")
-                    })?,
-            ),
-        };
-        if body.get("client").is_some() {
-            return Err(bad(
-                "`client` is not accepted: a play is rated for the player whose token it carries \
-                 (`Authorization: Bearer <token>`, from `POST /players`); without a token it is \
-                 stored as an anonymous, unrated play",
-            ));
+impl PlayReport {
+    /// 400 for a body that names its player: the token does, so that no body can move
+    /// another player's rating.
+    fn refuse_client(&self) -> Result<(), ApiError> {
+        if !self.client {
+            return Ok(());
         }
-        Ok(PlayReport {
-            solved,
-            moves,
-            time_ms,
-        })
+        Err(ApiError::BadRequest(
+            "`client` is not accepted: a play is rated for the player whose token it carries \
+             (`Authorization: Bearer <token>`, from `POST /players`); without a token it is \
+             stored as an anonymous, unrated play"
+                .into(),
+        ))
     }
+}
+
+/// `time_ms`: absent, null, or whole milliseconds that fit the store's signed 64 bits.
+fn millis<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    Option::<u64>::deserialize(deserializer)
+        .ok()
+        .filter(|t| t.is_none_or(|t| i64::try_from(t).is_ok()))
+        .ok_or_else(|| {
+            serde::de::Error::custom("must be a whole number of milliseconds up to 2^63 - 1")
+        })
+}
+
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
+}
+
+/// Moves a stored play keeps at most: far above any tier's par, so that a long play that
+/// never ends (a 64 KiB body of moves) does not fill the table.
+pub const PLAY_STORED_MOVES_MAX: u32 = 1000;
+
+/// The moves a play is stored with: the ones the replay used (all of them, since moves
+/// after the end are refused), only the first [`PLAY_STORED_MOVES_MAX`] of them.
+fn stored_moves(game: &dyn Game, moves: &Value, used: u32) -> Result<String, ApiError> {
+    if used <= PLAY_STORED_MOVES_MAX {
+        return Ok(moves.to_string());
+    }
+    Ok(game
+        .moves_prefix(moves, PLAY_STORED_MOVES_MAX as usize)?
+        .to_string())
 }
 
 /// The headers of levels and previews, cacheable forever (`compression::respond`).

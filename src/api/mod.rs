@@ -85,6 +85,9 @@ impl App {
         request: Request<hyper::body::Incoming>,
         peer: SocketAddr,
     ) -> Result<Response, std::convert::Infallible> {
+        if let Err(refusal) = one_host(&request) {
+            return Ok(refusal.into_response());
+        }
         if let Some(response) = self.warm.answer(&request).await {
             return Ok(response);
         }
@@ -92,6 +95,48 @@ impl App {
         request.extensions_mut().insert(ConnectInfo(peer));
         self.router.oneshot(request).await
     }
+}
+
+/// RFC 9112 §3.2: 400 for an HTTP/1.1 request without `Host`, and for any request with
+/// more than one or with one that is not `host[:port]` (empty is allowed). hyper checks
+/// none of it.
+fn one_host<B>(request: &Request<B>) -> Result<(), ApiError> {
+    let mut hosts = request.headers().get_all(axum::http::header::HOST).iter();
+    let refuse = |why: &str| Err(ApiError::BadRequest(format!("the request {why}")));
+    match (hosts.next(), hosts.next()) {
+        (None, _) if request.version() == axum::http::Version::HTTP_11 => {
+            refuse("has no `Host` header, which HTTP/1.1 requires")
+        }
+        (None, _) => Ok(()),
+        (Some(_), Some(_)) => refuse("has more than one `Host` header"),
+        (Some(host), None) if host.is_empty() || is_authority(host.as_bytes()) => Ok(()),
+        (Some(_), None) => refuse("has a `Host` header that is not host[:port]"),
+    }
+}
+
+/// `host[:port]` (RFC 3986: a name, an IPv4 address or a bracketed IP literal, and a
+/// decimal port), checked without allocating: it runs before every warm answer.
+fn is_authority(text: &[u8]) -> bool {
+    let name_byte = |b: &u8| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%".contains(b);
+    let (host_ok, rest) = match text.strip_prefix(b"[") {
+        Some(literal) => match literal.iter().position(|&b| b == b']') {
+            Some(end) => (
+                end > 0 && literal[..end].iter().all(|b| name_byte(b) || *b == b':'),
+                &literal[end + 1..],
+            ),
+            None => (false, &[][..]),
+        },
+        None => {
+            let end = text.iter().position(|&b| b == b':').unwrap_or(text.len());
+            (end > 0 && text[..end].iter().all(name_byte), &text[end..])
+        }
+    };
+    let port_ok = match rest.split_first() {
+        None => true,
+        Some((b':', port)) => port.iter().all(u8::is_ascii_digit),
+        Some(_) => false,
+    };
+    host_ok && port_ok
 }
 
 fn router(state: AppState, overload: Arc<Overload>) -> Router {
@@ -371,4 +416,28 @@ pub(crate) fn rate_limit(
             retry_after_s: u32::try_from(wait.as_secs() + 1).unwrap_or(u32::MAX),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_authority;
+
+    #[test]
+    fn a_host_is_a_name_or_address_and_an_optional_port() {
+        for host in [
+            "localhost",
+            "a.example:8080",
+            "127.0.0.1:80",
+            "[::1]",
+            "[::1]:8080",
+            "x:",
+        ] {
+            assert!(is_authority(host.as_bytes()), "{host}");
+        }
+        for host in [
+            "user@a", "a/b", "a b", ":80", "a:8o", "[::1", "[]", "[::1]x", "a:1:2",
+        ] {
+            assert!(!is_authority(host.as_bytes()), "{host}");
+        }
+    }
 }

@@ -1,14 +1,17 @@
 //! Parsing of path, query and body input into the service's types, with clear errors.
 
 use std::convert::Infallible;
+use std::fmt::Display;
 use std::net::{IpAddr, SocketAddr};
+use std::str::FromStr;
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Query, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use levelforge_games::{Difficulty, Game, registry};
-use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::problem::ApiError;
@@ -44,7 +47,8 @@ impl FromRequestParts<super::AppState> for ClientIp {
 }
 
 /// Query parameters shared by the level routes.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, FromRequestParts)]
+#[from_request(via(Query), rejection(ApiError))]
 pub struct LevelQuery {
     pub game: Option<String>,
     /// Preview only: draw the solution.
@@ -80,21 +84,44 @@ pub fn difficulty(text: &str) -> Result<Difficulty, ApiError> {
     text.parse().map_err(ApiError::NotFound)
 }
 
-/// A seed in its one canonical spelling (digits only, no leading zero), so that a cache
-/// in front never holds one level under many URLs (`+1`, `01`, `%2B1`).
+/// The unsigned integer types that input spells in decimal.
+pub trait Unsigned: FromStr + Display {
+    const MAX: Self;
+}
+
+impl Unsigned for u32 {
+    const MAX: u32 = u32::MAX;
+}
+
+impl Unsigned for u64 {
+    const MAX: u64 = u64::MAX;
+}
+
+/// An unsigned integer in its one canonical spelling (digits only, no leading zero), so
+/// that a cache in front never holds one answer under many URLs (`+1`, `01`, `%2B1`).
+pub fn canonical<T: Unsigned>(text: &str) -> Result<T, String> {
+    let canonical = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && !(text.len() > 1 && text.starts_with('0'));
+    canonical.then(|| text.parse().ok()).flatten().ok_or_else(|| {
+        format!(
+            "`{text}` is not a decimal number from 0 to {} written without sign or leading zeros",
+            T::MAX
+        )
+    })
+}
+
+/// An optional integer query parameter, spelled canonically (`#[serde(deserialize_with)]`
+/// with `#[serde(default)]`); the query extractor's error names the parameter.
+pub fn canonical_param<'de, D: Deserializer<'de>, T: Unsigned>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    canonical(&text).map(Some).map_err(serde::de::Error::custom)
+}
+
 pub fn seed(text: &str) -> Result<u64, ApiError> {
-    let bad = || {
-        ApiError::BadRequest(format!(
-            "seed `{text}` is not a decimal number from 0 to 18446744073709551615 \
-             written without sign or leading zeros"
-        ))
-    };
-    let canonical =
-        text.bytes().all(|b| b.is_ascii_digit()) && !(text.len() > 1 && text.starts_with('0'));
-    if !canonical {
-        return Err(bad());
-    }
-    text.parse().map_err(|_| bad())
+    canonical(text).map_err(|e| ApiError::BadRequest(format!("seed {e}")))
 }
 
 pub fn level_key(
@@ -112,8 +139,40 @@ pub fn level_key(
     Ok((game, key))
 }
 
-/// A JSON object body sent as JSON: 415 without a JSON `Content-Type`.
-pub fn json_body(headers: &HeaderMap, body: &Bytes) -> Result<Value, ApiError> {
+/// A JSON object body of shape `T`: 415 without a JSON `Content-Type`; 400 for a body
+/// that is not a JSON object, repeats a key at any depth, or does not fit `T` (the detail
+/// names the field). Rejects as problem+json, as the extractors derived from it do.
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let JsonBytes { value, .. } = JsonBytes::from_request(request, state).await?;
+        Ok(JsonBody(value))
+    }
+}
+
+/// A [`JsonBody`] with the bytes it was parsed from, for a route that keeps them.
+pub struct JsonBytes<T> {
+    pub value: T,
+    pub bytes: Bytes,
+}
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBytes<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        require_json(request.headers())?;
+        let bytes = Bytes::from_request(request, state).await?;
+        let value = serde_path_to_error::deserialize(json_object(&bytes)?)
+            .map_err(|e| ApiError::BadRequest(format!("bad body: {e}")))?;
+        Ok(JsonBytes { value, bytes })
+    }
+}
+
+/// 415 unless the `Content-Type` is JSON: `application/json` or `application/*+json`.
+fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
     let media_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -122,14 +181,11 @@ pub fn json_body(headers: &HeaderMap, body: &Bytes) -> Result<Value, ApiError> {
     let is_json = media_type.is_some_and(|t| {
         t == "application/json" || (t.starts_with("application/") && t.ends_with("+json"))
     });
-    if !is_json {
-        return Err(ApiError::UnsupportedMediaType);
-    }
-    json_object(body)
+    is_json.then_some(()).ok_or(ApiError::UnsupportedMediaType)
 }
 
 /// A JSON object; duplicate keys at any depth are refused (serde_json keeps the last).
-pub fn json_object(body: &Bytes) -> Result<Value, ApiError> {
+fn json_object(body: &Bytes) -> Result<Value, ApiError> {
     let value: Value = serde_json::from_slice::<NoDuplicateKeys>(body)
         .map_err(|e| ApiError::BadRequest(format!("the body is not JSON: {e}")))?
         .0;
@@ -207,36 +263,76 @@ mod tests {
     use super::*;
 
     #[test]
-    fn inputs_map_to_the_statuses_of_the_contract() {
-        let fruit = registry::find("fruit").unwrap();
-        assert!(matches!(seed("-1"), Err(ApiError::BadRequest(_))));
-        assert!(matches!(
-            seed("18446744073709551616"),
-            Err(ApiError::BadRequest(_))
-        ));
+    fn integers_have_one_spelling() {
         assert_eq!(seed("18446744073709551615").unwrap(), u64::MAX);
         assert_eq!(seed("0").unwrap(), 0);
-        for spelling in ["+1", "007", "00", "0001", " 1", "1 ", ""] {
+        for spelling in [
+            "-1",
+            "18446744073709551616",
+            "+1",
+            "007",
+            "00",
+            " 1",
+            "1 ",
+            "",
+        ] {
             assert!(
                 matches!(seed(spelling), Err(ApiError::BadRequest(_))),
                 "{spelling}"
             );
         }
-        assert!(matches!(
-            json_object(&Bytes::from_static(br#"{"a": 1, "b": {"c": 1, "c": 2}}"#)),
-            Err(ApiError::BadRequest(_))
-        ));
+        assert_eq!(canonical::<u32>("4294967295"), Ok(u32::MAX));
         assert_eq!(
-            json_object(&Bytes::from_static(
-                br#"{"a": [1.5, null, "x", {"b": true}]}"#
-            ))
-            .unwrap(),
-            serde_json::json!({"a": [1.5, null, "x", {"b": true}]})
+            canonical::<u32>("4294967296"),
+            Err(
+                "`4294967296` is not a decimal number from 0 to 4294967295 written without \
+                 sign or leading zeros"
+                    .into()
+            )
         );
-        let mut headers = HeaderMap::new();
-        let body = Bytes::from_static(b"{}");
+        for spelling in ["+5", "05", "5.0", "0x5", "5e0", "\u{0665}"] {
+            assert!(canonical::<u32>(spelling).is_err(), "{spelling}");
+        }
+    }
+
+    #[test]
+    fn names_map_to_the_statuses_of_the_contract() {
+        let fruit = registry::find("fruit").unwrap();
+        assert!(matches!(difficulty("insane"), Err(ApiError::NotFound(_))));
         assert!(matches!(
-            json_body(&headers, &body),
+            game(Some("chess"), fruit),
+            Err(ApiError::NotFound(_))
+        ));
+    }
+
+    /// A body as `JsonBody<T>` takes it, with `content_type` if any.
+    async fn extract<T: DeserializeOwned>(
+        content_type: Option<&str>,
+        body: &'static str,
+    ) -> Result<T, ApiError> {
+        let mut request = Request::new(axum::body::Body::from(body));
+        if let Some(content_type) = content_type {
+            let value = content_type.parse().unwrap();
+            request.headers_mut().insert(header::CONTENT_TYPE, value);
+        }
+        JsonBody::from_request(request, &())
+            .await
+            .map(|JsonBody(t)| t)
+    }
+
+    fn detail<T: std::fmt::Debug>(result: Result<T, ApiError>) -> String {
+        match result {
+            Err(ApiError::BadRequest(detail)) => detail,
+            other => panic!("not a 400: {other:?}"),
+        }
+    }
+
+    const JSON: Option<&str> = Some("application/json");
+
+    #[tokio::test]
+    async fn json_bodies_keep_their_media_types_and_refusals() {
+        assert!(matches!(
+            extract::<Value>(None, "{}").await,
             Err(ApiError::UnsupportedMediaType)
         ));
         for (media_type, ok) in [
@@ -246,21 +342,39 @@ mod tests {
             ("text/plain", false),
             ("application/x-www-form-urlencoded", false),
         ] {
-            headers.insert(header::CONTENT_TYPE, media_type.parse().unwrap());
-            assert_eq!(json_body(&headers, &body).is_ok(), ok, "{media_type}");
+            let extracted = extract::<Value>(Some(media_type), "{}").await;
+            assert_eq!(extracted.is_ok(), ok, "{media_type}");
         }
-        assert!(matches!(difficulty("insane"), Err(ApiError::NotFound(_))));
-        assert!(matches!(
-            game(Some("chess"), fruit),
-            Err(ApiError::NotFound(_))
-        ));
-        assert!(matches!(
-            json_object(&Bytes::from_static(b"[1]")),
-            Err(ApiError::BadRequest(_))
-        ));
-        assert!(matches!(
-            json_object(&Bytes::from_static(b"{")),
-            Err(ApiError::BadRequest(_))
-        ));
+        let nested = r#"{"a": [1.5, null, "x", {"b": true}]}"#;
+        assert_eq!(
+            extract::<Value>(JSON, nested).await.unwrap(),
+            serde_json::json!({"a": [1.5, null, "x", {"b": true}]})
+        );
+        let repeated = r#"{"a": 1, "b": {"c": 1, "c": 2}}"#;
+        assert!(detail(extract::<Value>(JSON, repeated).await).contains("duplicate key `c`"));
+        assert!(detail(extract::<Value>(JSON, "{").await).starts_with("the body is not JSON"));
+        assert_eq!(
+            detail(extract::<Value>(JSON, "[1]").await),
+            "the body must be a JSON object"
+        );
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Claim {
+        solved: bool,
+    }
+
+    #[tokio::test]
+    async fn a_typed_body_names_the_field_that_does_not_fit() {
+        let extra = r#"{"solved": true, "other": 1}"#;
+        assert!(extract::<Claim>(JSON, extra).await.unwrap().solved);
+        assert_eq!(
+            detail(extract::<Claim>(JSON, "{}").await),
+            "bad body: missing field `solved`"
+        );
+        assert_eq!(
+            detail(extract::<Claim>(JSON, r#"{"solved": "yes"}"#).await),
+            r#"bad body: solved: invalid type: string "yes", expected a boolean"#
+        );
     }
 }

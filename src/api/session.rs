@@ -2,16 +2,15 @@
 //! cookie, `DELETE /session` ends it, `GET /session` says who is signed in.
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
 use super::auth::{SESSION_COOKIE, designer, refuse_cross_site, session_cookie};
-use super::params;
+use super::params::JsonBody;
 use super::problem::ApiError;
 use crate::auth::{Kind, NewSecret, Person, Presented, Principal, now};
 use crate::store::NewSession;
@@ -25,22 +24,28 @@ pub struct SessionSettings {
     pub lifetime_s: i64,
 }
 
+/// The body of `POST /session`.
+#[derive(Deserialize, FromRequest)]
+#[from_request(via(JsonBody), rejection(ApiError))]
+pub struct SignIn {
+    /// A designer or admin key.
+    key: String,
+}
+
 /// `POST /session` with `{"key": "lfk_…"}`: 204 with the session cookie.
 pub async fn open(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    // Read after the cross-site check, which comes first whatever the body.
+    body: Result<SignIn, ApiError>,
 ) -> Result<Response, ApiError> {
     refuse_cross_site(&Method::POST, &headers)?;
-    let body = params::json_body(&headers, &body?)?;
-    let key = body.get("key").and_then(Value::as_str).ok_or_else(|| {
-        ApiError::BadRequest("the body needs `key`, a designer or admin key".into())
-    })?;
+    let SignIn { key } = body?;
     let refused = |detail: &str| ApiError::Unauthorized {
         detail: detail.into(),
         invalid_token: true,
     };
-    let presented = Presented::parse(key)
+    let presented = Presented::parse(&key)
         .filter(|p| p.kind == Kind::Key)
         .ok_or_else(|| refused("that is not a key this server issued (keys start with `lfk_`)"))?;
     let Some(Principal::Person(person)) = state.auth.resolve(&presented).await? else {

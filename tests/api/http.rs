@@ -168,6 +168,54 @@ async fn plays_are_replayed_and_stored() {
     app.stop().await;
 }
 
+/// A play whose moves never end the level is stored with its first 1,000 moves only
+/// (docs/http.md), its count whole.
+#[tokio::test]
+async fn a_long_unfinished_play_is_stored_bounded() {
+    let database = TestDatabase::sqlite();
+    let app = TestApp::on(&database, &[]).await;
+    let mut seed = 1;
+    // A level where tilting up leaves it unfinished: tilting up again changes nothing.
+    while app
+        .post_check("fruit", "easy", seed, &json!("UU"))
+        .await
+        .json()["status"]
+        != "unfinished"
+    {
+        seed += 1;
+    }
+    let moves = "U".repeat(60_000);
+    let play = json!({"solved": false, "moves": moves});
+    let answer = app.post_play("fruit", "easy", seed, &play).await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+    let answer = answer.json();
+    assert_eq!(
+        (answer["status"].as_str(), answer["moves_used"].as_u64()),
+        (Some("unfinished"), Some(60_000))
+    );
+    let short = json!({"solved": false, "moves": "UUU"});
+    assert_eq!(
+        app.post_play("fruit", "easy", seed, &short).await.status,
+        StatusCode::CREATED
+    );
+
+    use sqlx::Connection;
+    let mut conn = sqlx::SqliteConnection::connect(&database.url)
+        .await
+        .unwrap();
+    let stored: Vec<(String, i64)> =
+        sqlx::query_as("SELECT moves, moves_used FROM plays ORDER BY id")
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    let first_moves = json!("U".repeat(1000)).to_string();
+    assert_eq!(
+        stored,
+        [(first_moves, 60_000), (json!("UUU").to_string(), 3)]
+    );
+    app.stop().await;
+}
+
 #[tokio::test]
 async fn verify_reports_and_names_broken_rules() {
     let app = TestApp::spawn().await;

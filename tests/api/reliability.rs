@@ -188,6 +188,99 @@ async fn errors_hyper_answers_before_the_router_are_problems_too() {
     server.stop().await;
 }
 
+/// One raw request on a connection of its own, and all the server answers before it closes.
+async fn raw_exchange(address: &str, request: &str) -> String {
+    let mut stream = TcpStream::connect(address).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    until_closed(&mut stream, Duration::from_secs(3))
+        .await
+        .expect("closed after the answer")
+}
+
+/// The problem+json body of a raw `answer` with `status`.
+fn raw_problem(answer: &str, status: u16) -> Value {
+    assert!(
+        answer.starts_with(&format!("HTTP/1.1 {status}")),
+        "{answer}"
+    );
+    assert!(answer.contains("application/problem+json"), "{answer}");
+    serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn a_request_without_exactly_one_valid_host_is_400() {
+    let server = TestApp::spawn().await;
+    let address = address(&server);
+    // Warm: the warm path, ahead of the router, must refuse it too.
+    assert_eq!(status_of(server.url("/levels/easy/1")).await, 200);
+    for (head, why) in [
+        ("", "no `Host`"),
+        ("Host: a\r\nHost: b\r\n", "more than one `Host`"),
+        ("Host: user@a\r\n", "not host[:port]"),
+        ("Host: a/b\r\n", "not host[:port]"),
+    ] {
+        let request = format!("GET /levels/easy/1 HTTP/1.1\r\n{head}Connection: close\r\n\r\n");
+        let problem = raw_problem(&raw_exchange(&address, &request).await, 400);
+        assert!(
+            problem["detail"].as_str().unwrap().contains(why),
+            "{problem}"
+        );
+    }
+    for request in [
+        "GET /levels/easy/1 HTTP/1.1\r\nHost: localhost:8080\r\nConnection: close\r\n\r\n",
+        "GET /levels/easy/1 HTTP/1.1\r\nHost: [::1]\r\nConnection: close\r\n\r\n",
+        "GET /levels/easy/1 HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n",
+        // HTTP/1.0 has no `Host` requirement.
+        "GET /levels/easy/1 HTTP/1.0\r\n\r\n",
+    ] {
+        let answer = raw_exchange(&address, request).await;
+        assert!(
+            answer.starts_with("HTTP/1.") && answer.contains(" 200 OK"),
+            "{request}: {answer}"
+        );
+    }
+    server.stop().await;
+}
+
+/// `count` header fields of a few bytes each, on a GET of /healthz.
+fn many_headers(count: usize) -> String {
+    let fields: String = (0..count).map(|i| format!("X-{i}: {i}\r\n")).collect();
+    format!("GET /healthz HTTP/1.1\r\nHost: x\r\n{fields}Connection: close\r\n\r\n")
+}
+
+#[tokio::test]
+async fn too_many_header_fields_get_a_431_that_names_the_cap() {
+    // Far below the byte cap: the count is what refuses it.
+    let server = TestApp::spawn_with(&["--http-max-header-bytes", "1048576"]).await;
+    let problem = raw_problem(
+        &raw_exchange(&address(&server), &many_headers(100)).await,
+        431,
+    );
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("more than 100 header fields (HTTP_MAX_HEADERS)"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("1048576 bytes (HTTP_MAX_HEADER_BYTES)"),
+        "{detail}"
+    );
+    server.stop().await;
+
+    let server = TestApp::spawn_with(&["--http-max-headers", "300"]).await;
+    let address = address(&server);
+    let answer = raw_exchange(&address, &many_headers(250)).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let problem = raw_problem(&raw_exchange(&address, &many_headers(300)).await, 431);
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("more than 300 header fields")
+    );
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_never_reads_is_cut_and_cannot_hold_shutdown() {
     let server =

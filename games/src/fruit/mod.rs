@@ -124,14 +124,6 @@ impl Puzzle for Fruit {
     type Moves = String;
     type ReplayExtra = FruitReplay;
 
-    fn moves_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::core::letters_schema()
-    }
-
-    fn solution_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::core::letters_schema()
-    }
-
     fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
         generator::tier(difficulty)
     }
@@ -170,13 +162,6 @@ impl Puzzle for Fruit {
                 stones: start[board.letters.len()].count_ones(),
             },
         })
-    }
-
-    fn accept(
-        _tier: &Tier<FruitParams>,
-        _analysis: &Analysis<String, FruitMetrics>,
-    ) -> Result<(), &'static str> {
-        Ok(())
     }
 
     fn replay(level: &FruitLevel, moves: &String) -> Result<Replay<FruitReplay>, RuleError> {

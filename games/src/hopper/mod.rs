@@ -108,14 +108,6 @@ impl Puzzle for Hopper {
     type Moves = String;
     type ReplayExtra = HopperReplay;
 
-    fn moves_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::core::letters_schema()
-    }
-
-    fn solution_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        crate::core::letters_schema()
-    }
-
     fn tier(difficulty: Difficulty) -> Tier<HopperParams> {
         generator::tier(difficulty)
     }
@@ -145,13 +137,6 @@ impl Puzzle for Hopper {
             solution_count: solved.count,
             extra: metrics(level, &board),
         })
-    }
-
-    fn accept(
-        _tier: &Tier<HopperParams>,
-        _analysis: &Analysis<String, HopperMetrics>,
-    ) -> Result<(), &'static str> {
-        Ok(())
     }
 
     fn replay(level: &HopperLevel, moves: &String) -> Result<Replay<HopperReplay>, RuleError> {

@@ -166,14 +166,6 @@ impl Puzzle for Skiddy {
     type Moves = String;
     type ReplayExtra = SkiddyReplay;
 
-    fn moves_schema(_: &mut SchemaGenerator) -> Schema {
-        crate::core::letters_schema()
-    }
-
-    fn solution_schema(_: &mut SchemaGenerator) -> Schema {
-        crate::core::letters_schema()
-    }
-
     fn tier(difficulty: Difficulty) -> Tier<SkiddyParams> {
         generator::tier(difficulty)
     }

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
@@ -68,13 +68,13 @@ impl Puzzle for Template {
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
     const KEY_METRICS: &'static [&'static str] = &["walls"];
-    /// Every rule id `validate` and `replay` can name (a test compares it with the source).
     const PALETTE: &'static [Piece] = &[
         Piece::new('.', "floor"),
         Piece::new('#', "wall"),
         Piece::new('@', "start"),
         Piece::new('*', "goal"),
     ];
+    /// Every rule id `validate` and `replay` can name (a test compares it with the source).
     const RULES: &'static [&'static str] = &[
         "grid.height",
         "grid.width",
@@ -89,17 +89,9 @@ impl Puzzle for Template {
     type Params = TemplateParams;
     type Solution = String;
     type Metrics = TemplateMetrics;
+    /// U, D, L, R letters: for a `String` the trait's default schemas say so.
     type Moves = String;
     type ReplayExtra = TemplateReplay;
-
-    /// Moves and solutions are U/D/L/R strings: say so in the schema.
-    fn moves_schema(_: &mut SchemaGenerator) -> Schema {
-        crate::core::letters_schema()
-    }
-
-    fn solution_schema(_: &mut SchemaGenerator) -> Schema {
-        crate::core::letters_schema()
-    }
 
     fn tier(difficulty: Difficulty) -> Tier<TemplateParams> {
         let (size, par_min, par_max) = match difficulty {
@@ -188,13 +180,6 @@ impl Puzzle for Template {
                 walls: cells(&level.grid).filter(|&(_, _, c)| c == '#').count() as u32,
             },
         })
-    }
-
-    fn accept(
-        _tier: &Tier<TemplateParams>,
-        _analysis: &Analysis<String, TemplateMetrics>,
-    ) -> Result<(), &'static str> {
-        Ok(())
     }
 
     fn replay(level: &TemplateLevel, moves: &String) -> Result<Replay<TemplateReplay>, RuleError> {
