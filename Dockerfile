@@ -18,7 +18,6 @@ RUN cargo chef cook --release --recipe-path recipe.json
 COPY . .
 # Migrations are embedded in the binary (sqlx::migrate!) and applied at start. The store's
 # queries are checked against the committed metadata (store/*/.sqlx): no database here.
-ENV SQLX_OFFLINE=true
 RUN cargo build --release --bin levelforge && mkdir -p /data
 
 FROM gcr.io/distroless/cc-debian12:nonroot

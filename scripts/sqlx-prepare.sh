@@ -43,4 +43,8 @@ prepare() { # crate directory, URL variable, URL
 prepare store/postgres LEVELFORGE_POSTGRES_CHECK_URL "$postgres_url"
 prepare store/sqlite LEVELFORGE_SQLITE_CHECK_URL "$sqlite_url"
 sqlx database drop -y --database-url "$postgres_url"
-say "query metadata ${check[*]:+checked}${check[*]:-refreshed}: store/postgres/.sqlx, store/sqlite/.sqlx"
+if [ ${#check[@]} -gt 0 ]; then
+  say "query metadata current: store/postgres/.sqlx, store/sqlite/.sqlx"
+else
+  say "query metadata refreshed: store/postgres/.sqlx, store/sqlite/.sqlx"
+fi

@@ -80,7 +80,9 @@ impl Guarded {
 
 /// Each method of [`Store`] that reaches the database, through [`Guarded::guard`].
 macro_rules! guarded_store {
-    ($( fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty; )*) => {
+    (; $(
+        fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty => $inherent:ident;
+    )*) => {
         #[async_trait]
         impl Store for Guarded {
             $(
@@ -100,29 +102,4 @@ macro_rules! guarded_store {
     };
 }
 
-guarded_store! {
-    fn level(&self, key: &LevelKey) -> Option<String>;
-    fn insert_level(&self, key: &LevelKey, level: &NewLevel<'_>) -> String;
-    fn browse(&self, query: &Browse) -> Vec<LevelSummary>;
-    fn insert_play(&self, play: &NewPlay<'_>) -> StoredPlay;
-    fn idempotent_play(&self, key: &str) -> Option<IdempotentPlay>;
-    fn stats(&self, filter: &StatsFilter) -> Vec<GroupStats>;
-    fn check_rollups(&self) -> Vec<String>;
-    fn rebuild_rollups(&self) -> Vec<String>;
-    fn create_player(&self, id: &str, token_hash: &str, now: i64) -> ();
-    fn player_token_hash(&self, id: &str) -> Option<String>;
-    fn player_ratings(&self, id: &str) -> Vec<PlayerRating>;
-    fn erase_player(&self, id: &str) -> ();
-    fn create_key(&self, key: &NewKey<'_>) -> ();
-    fn keys(&self) -> Vec<KeyRecord>;
-    fn live_key_count(&self, now: i64) -> i64;
-    fn revoke_key(&self, name_or_id: &str, now: i64) -> Option<KeyRecord>;
-    fn key_secret(&self, id: &str) -> Option<StoredSecret>;
-    fn touch_key(&self, id: &str, now: i64) -> ();
-    fn create_session(&self, session: &NewSession<'_>) -> ();
-    fn session_secret(&self, id: &str) -> Option<StoredSecret>;
-    fn delete_session(&self, id: &str) -> ();
-    fn ping(&self) -> ();
-    fn fill_synthetic(&self, levels: u64, plays: u64) -> ();
-    fn level_count(&self) -> i64;
-}
+levelforge_store::with_store_methods!(guarded_store!());

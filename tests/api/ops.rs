@@ -374,6 +374,7 @@ async fn postgres_outage_serves_levels_refuses_plays_and_recovers() {
         .unwrap();
     assert_eq!(stored.status(), StatusCode::CREATED);
     assert_eq!(server.get("/levels/easy/6").await.status, 200);
+    assert_eq!(server.get("/levels/easy/7").await.status, 200);
     use sqlx::Connection;
     let mut conn = sqlx::PgConnection::connect(&direct).await.unwrap();
     let levels: (i64,) = sqlx::query_as("SELECT COUNT(*) FROM levels")

@@ -206,6 +206,82 @@ pub trait Store: Send + Sync {
     async fn level_count(&self) -> Result<i64, StoreError>;
 }
 
+/// Calls macro `$then` with `$args;` and then one line per [`Store`] method that reaches
+/// the database: `fn name(arg: Type, ...) -> Answer => backend_method;`. The trait's shape
+/// is listed once, here, for [`impl_store!`] and for the service's decorators.
+#[macro_export]
+macro_rules! with_store_methods {
+    ($then:ident!($($args:tt)*)) => {
+        $then!($($args)*;
+            fn level(key: &$crate::LevelKey) -> Option<String> => stored_level;
+            fn insert_level(key: &$crate::LevelKey, level: &$crate::NewLevel<'_>) -> String
+                => store_level;
+            fn browse(query: &$crate::Browse) -> Vec<$crate::LevelSummary> => browse_page;
+            fn insert_play(play: &$crate::NewPlay<'_>) -> $crate::StoredPlay => record_play;
+            fn idempotent_play(key: &str) -> Option<$crate::IdempotentPlay>
+                => play_by_idempotency_key;
+            fn stats(filter: &$crate::StatsFilter) -> Vec<$crate::GroupStats> => all_stats;
+            fn check_rollups() -> Vec<String> => compare_rollups;
+            fn rebuild_rollups() -> Vec<String> => rebuild;
+            fn create_player(id: &str, token_hash: &str, now: i64) -> () => new_player;
+            fn player_token_hash(id: &str) -> Option<String> => token_hash_of_player;
+            fn player_ratings(id: &str) -> Vec<$crate::PlayerRating> => ratings_of_player;
+            fn erase_player(id: &str) -> () => erase;
+            fn create_key(key: &$crate::NewKey<'_>) -> () => new_key;
+            fn keys() -> Vec<$crate::KeyRecord> => all_keys;
+            fn live_key_count(now: i64) -> i64 => live_keys;
+            fn revoke_key(name_or_id: &str, now: i64) -> Option<$crate::KeyRecord> => revoke;
+            fn key_secret(id: &str) -> Option<$crate::StoredSecret> => secret_of_key;
+            fn touch_key(id: &str, now: i64) -> () => stamp_key_use;
+            fn create_session(session: &$crate::NewSession<'_>) -> () => new_session;
+            fn session_secret(id: &str) -> Option<$crate::StoredSecret> => secret_of_session;
+            fn delete_session(id: &str) -> () => end_session;
+            fn ping() -> () => ping_database;
+            fn fill_synthetic(levels: u64, plays: u64) -> () => fill;
+            fn level_count() -> i64 => count_levels;
+        );
+    };
+}
+
+/// Implements [`Store`] for a backend: each method answered by the backend's inherent
+/// method named in [`with_store_methods!`], `close` and `without_rollups` from its `pool`
+/// and `rollups` fields. A backend writes only its SQL.
+#[macro_export]
+macro_rules! impl_store {
+    ($backend:ty) => {
+        $crate::with_store_methods!(impl_store_methods!($backend));
+    };
+}
+
+/// The body of [`impl_store!`], given the method list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! impl_store_methods {
+    ($backend:ty; $(
+        fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty => $inherent:ident;
+    )*) => {
+        #[async_trait::async_trait]
+        impl $crate::Store for $backend {
+            $(
+                async fn $name(&self $(, $arg: $ty)*) -> Result<$ret, $crate::StoreError> {
+                    self.$inherent($($arg),*).await
+                }
+            )*
+
+            async fn close(&self) {
+                self.pool.close().await
+            }
+
+            fn without_rollups(&self) -> std::sync::Arc<dyn $crate::Store> {
+                std::sync::Arc::new(Self {
+                    rollups: false,
+                    ..self.clone()
+                })
+            }
+        }
+    };
+}
+
 /// Seeds are u64; the databases have i64. Flipping the top bit maps one onto the other
 /// and keeps the order, so range scans and keyset pagination work on the column.
 pub fn seed_to_column(seed: u64) -> i64 {
