@@ -25,7 +25,7 @@ pub async fn run(args: &BenchArgs) -> anyhow::Result<()> {
         .database_url
         .as_deref()
         .context("--stats needs --database-url (an empty database: it is filled)")?;
-    let sqlite = url.starts_with("sqlite:");
+    let sqlite = store::Backend::of_url(url) == store::Backend::Sqlite;
     println!(
         "levelforge bench --stats: {} levels, {} plays on {}",
         args.levels,
