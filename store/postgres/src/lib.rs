@@ -2,17 +2,26 @@
 //! compile time against the schema of `migrations/` (offline metadata in `.sqlx/`;
 //! `scripts/sqlx-prepare.sh` refreshes it).
 
-mod credentials;
-mod levels;
+mod accounts;
+mod par_ratings;
 mod plays;
 mod rollups;
-mod stats;
+mod synthetic;
+// The Rust both backends share, each around its own SQL (`queries/`).
+#[path = "../../common/mod.rs"]
+mod common;
 
 use std::time::Duration;
 
 use levelforge_store::StoreError;
 use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
+
+/// The store's name in the code both backends share (`store/common/`).
+type Backend = PgStore;
+/// A connection and a transaction on this backend, as the shared code names them.
+type Conn = sqlx::PgConnection;
+type Tx = sqlx::Transaction<'static, sqlx::Postgres>;
 
 #[derive(Clone)]
 pub struct PgStore {
@@ -42,21 +51,12 @@ impl PgStore {
     }
 }
 
-use levelforge_store::impl_store_methods;
-levelforge_store::impl_store!(PgStore);
-
 impl PgStore {
-    async fn ping_database(&self) -> Result<(), StoreError> {
-        sqlx::query!("SELECT 1 AS one")
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn count_levels(&self) -> Result<i64, StoreError> {
-        let count = sqlx::query_scalar!(r#"SELECT COUNT(*) AS "count!" FROM levels"#)
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(count)
+    /// A transaction that writes; PostgreSQL's row locks order the writers.
+    async fn begin_write(&self) -> Result<Tx, StoreError> {
+        Ok(self.pool.begin().await?)
     }
 }
+
+use levelforge_store::impl_store_methods;
+levelforge_store::impl_store!(PgStore);

@@ -1,15 +1,13 @@
 //! The rollup tables (migration 0005) in PostgreSQL's SQL: one upsert statement for all
-//! five tables, fed by arrays, and the reads that load or recompute them.
+//! five tables, fed by arrays, and the checks and rebuilds of them
+//! (their reads: `store/common/rollup_reads.rs`).
 
-use futures_util::TryStreamExt;
 use levelforge_store::StoreError;
-use levelforge_store::rollups::{
-    DayTableRow, Group, GroupTableRow, MetricTableRow, ParTableRow, Rollups, SketchTableRow,
-    StoredLevel, StoredPlayRow, Tables,
-};
+use levelforge_store::rollups::{Group, Rollups};
 use sqlx::PgConnection;
 
 use crate::PgStore;
+use crate::common::rollup_reads::{load, recompute};
 
 /// Adds `rollups` to the tables, every row in `shard`: one statement, one round trip,
 /// each table's rows as arrays (`UNNEST`). Every figure is a count, a sum or a max, so
@@ -194,7 +192,7 @@ impl PgStore {
 
     /// Rebuilds the rollups from the raw rows, with writers of levels and plays held off.
     pub(crate) async fn rebuild(&self) -> Result<Vec<String>, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         sqlx::query!("LOCK TABLE levels, plays IN SHARE MODE")
             .execute(&mut *tx)
             .await?;
@@ -212,88 +210,4 @@ impl PgStore {
         tx.commit().await?;
         Ok(stored.differences(&expected))
     }
-}
-
-/// What the tables hold, shards added up.
-async fn load(conn: &mut PgConnection) -> Result<Rollups, StoreError> {
-    let tables = Tables {
-        groups: sqlx::query_as!(
-            GroupTableRow,
-            r#"SELECT game, difficulty, version::int8 AS "version!",
-                SUM(levels)::int8 AS "levels!", SUM(candidates)::int8 AS "candidates!",
-                SUM(par_sum)::int8 AS "par_sum!", SUM(states_sum)::int8 AS "states_sum!",
-                MAX(states_max) AS "states_max!",
-                SUM(solutions_unique)::int8 AS "solutions_unique!",
-                MAX(solutions_max) AS "solutions_max!"
-            FROM stats_groups GROUP BY game, difficulty, version"#
-        )
-        .fetch_all(&mut *conn)
-        .await?,
-        pars: sqlx::query_as!(
-            ParTableRow,
-            r#"SELECT game, difficulty, version::int8 AS "version!", par::int8 AS "par!",
-                SUM(levels)::int8 AS "levels!", SUM(rated_levels)::int8 AS "rated_levels!",
-                SUM(rating_micros)::int8 AS "rating_micros!", SUM(plays)::int8 AS "plays!",
-                SUM(won)::int8 AS "won!", SUM(moves_over_par)::int8 AS "moves_over_par!"
-            FROM stats_pars GROUP BY game, difficulty, version, par"#
-        )
-        .fetch_all(&mut *conn)
-        .await?,
-        metrics: sqlx::query_as!(
-            MetricTableRow,
-            r#"SELECT game, difficulty, version::int8 AS "version!", metric, levels, total, max
-            FROM stats_metrics"#
-        )
-        .fetch_all(&mut *conn)
-        .await?,
-        days: sqlx::query_as!(
-            DayTableRow,
-            r#"SELECT day, game, difficulty, version::int8 AS "version!",
-                SUM(plays)::int8 AS "plays!", SUM(won)::int8 AS "won!",
-                SUM(moves_over_par)::int8 AS "moves_over_par!"
-            FROM stats_days GROUP BY day, game, difficulty, version"#
-        )
-        .fetch_all(&mut *conn)
-        .await?,
-        sketches: sqlx::query_as!(
-            SketchTableRow,
-            r#"SELECT measure, day, game, difficulty, version::int8 AS "version!",
-                bucket::int8 AS "bucket!", count
-            FROM stats_sketches"#
-        )
-        .fetch_all(&mut *conn)
-        .await?,
-    };
-    Ok(Rollups::from_tables(tables))
-}
-
-/// The rollups recomputed from every stored level and play, streamed: memory stays
-/// bounded whatever the tables' size.
-async fn recompute(conn: &mut PgConnection) -> Result<Rollups, StoreError> {
-    let mut rollups = Rollups::default();
-    let mut levels = sqlx::query_as!(
-        StoredLevel,
-        r#"SELECT game, difficulty, version::int8 AS "version!", par::int8 AS "par!",
-            attempts::int8 AS "attempts!", generate_ms, solve_ms, states, solution_count,
-            metrics, rating, rated_plays::int8 AS "rated_plays!"
-        FROM levels"#
-    )
-    .fetch(&mut *conn);
-    while let Some(level) = levels.try_next().await? {
-        rollups.add_stored_level(&level);
-    }
-    drop(levels);
-    let mut plays = sqlx::query_as!(
-        StoredPlayRow,
-        r#"SELECT l.game, l.difficulty, l.version::int8 AS "version!", l.par::int8 AS "par!",
-            p.status, p.moves_used::int8 AS "moves_used!", p.time_ms,
-            to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS "day!"
-        FROM plays p JOIN levels l
-            ON l.game = p.game AND l.difficulty = p.difficulty AND l.seed = p.seed"#
-    )
-    .fetch(&mut *conn);
-    while let Some(play) = plays.try_next().await? {
-        rollups.add_stored_play(play);
-    }
-    Ok(rollups.without_empty_buckets())
 }

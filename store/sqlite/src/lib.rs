@@ -2,11 +2,14 @@
 //! is checked at compile time against the schema of `migrations/` (offline metadata in
 //! `.sqlx/`; `scripts/sqlx-prepare.sh` refreshes it).
 
-mod credentials;
-mod levels;
+mod accounts;
+mod par_ratings;
 mod plays;
 mod rollups;
-mod stats;
+mod synthetic;
+// The Rust both backends share, each around its own SQL (`queries/`).
+#[path = "../../common/mod.rs"]
+mod common;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -14,6 +17,12 @@ use std::time::Duration;
 use levelforge_store::StoreError;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+
+/// The store's name in the code both backends share (`store/common/`).
+type Backend = SqliteStore;
+/// A connection and a transaction on this backend, as the shared code names them.
+type Conn = sqlx::SqliteConnection;
+type Tx = sqlx::Transaction<'static, sqlx::Sqlite>;
 
 #[derive(Clone)]
 pub struct SqliteStore {
@@ -49,21 +58,13 @@ impl SqliteStore {
     }
 }
 
-use levelforge_store::impl_store_methods;
-levelforge_store::impl_store!(SqliteStore);
-
 impl SqliteStore {
-    async fn ping_database(&self) -> Result<(), StoreError> {
-        sqlx::query!("SELECT 1 AS one")
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn count_levels(&self) -> Result<i64, StoreError> {
-        let count = sqlx::query_scalar!(r#"SELECT COUNT(*) AS "count!: i64" FROM levels"#)
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(count)
+    /// A transaction that writes, holding SQLite's one write lock from its start: writers
+    /// queue for it (`busy_timeout`) instead of failing to upgrade a read lock mid-way.
+    async fn begin_write(&self) -> Result<Tx, StoreError> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
     }
 }
+
+use levelforge_store::impl_store_methods;
+levelforge_store::impl_store!(SqliteStore);

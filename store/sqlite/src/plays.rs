@@ -7,18 +7,15 @@
 use levelforge_store::plays::{LockedLevel, PlayRatings, play_rollups, status_text};
 use levelforge_store::rating::{RatedPlay, Rating};
 use levelforge_store::rollups::random_shard;
-use levelforge_store::{
-    Idempotency, IdempotentPlay, LevelKey, NewPlay, StoreError, StoredPlay, seed_to_column,
-};
-use sqlx::{Sqlite, Transaction};
+use levelforge_store::{LevelKey, NewPlay, StoreError, StoredPlay, seed_to_column};
 
-use crate::SqliteStore;
-
-type Tx = Transaction<'static, Sqlite>;
+use crate::common::first_play::rate_first_play;
+use crate::common::idempotency::remember_answer;
+use crate::{SqliteStore, Tx};
 
 impl SqliteStore {
     pub(crate) async fn record_play(&self, play: &NewPlay<'_>) -> Result<StoredPlay, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.begin_write().await?;
         // None: not stored, and the insert's foreign key reports it.
         let level = read_level(&mut tx, &play.key).await?;
         let ratings = match (play.client, &level) {
@@ -39,20 +36,6 @@ impl SqliteStore {
         }
         tx.commit().await?;
         Ok(stored)
-    }
-
-    pub(crate) async fn play_by_idempotency_key(
-        &self,
-        key: &str,
-    ) -> Result<Option<IdempotentPlay>, StoreError> {
-        let play = sqlx::query_as!(
-            IdempotentPlay,
-            "SELECT fingerprint, answer FROM play_idempotency WHERE key = ?1",
-            key
-        )
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(play)
     }
 }
 
@@ -88,47 +71,7 @@ async fn read_level(
     }))
 }
 
-/// Rates the play if it is the player's first of this level. One statement finds the
-/// player's rating row (made on a first play) only while the account exists and the
-/// player has no earlier play of the level: an erased player, whose token another replica
-/// still trusts for a moment, gets no rating row back.
-async fn rate_first_play(
-    tx: &mut Tx,
-    play: &NewPlay<'_>,
-    player: &str,
-    level: &LockedLevel,
-) -> Result<Option<PlayRatings>, StoreError> {
-    let key = &play.key;
-    let (game, tier, seed) = (key.game, key.difficulty.as_str(), seed_to_column(key.seed));
-    let row = sqlx::query!(
-        "INSERT INTO players (game, client)
-        SELECT ?1, ?2
-        WHERE EXISTS (SELECT 1 FROM player_accounts WHERE id = ?2)
-            AND NOT EXISTS (SELECT 1 FROM plays
-                WHERE game = ?1 AND difficulty = ?3 AND seed = ?4 AND client = ?2)
-        ON CONFLICT (game, client) DO UPDATE SET rated_plays = players.rated_plays
-        RETURNING rating, rating_deviation, rating_volatility",
-        game,
-        player,
-        tier,
-        seed,
-    )
-    .fetch_optional(&mut **tx)
-    .await?;
-    let Some(row) = row else {
-        return Ok(None);
-    };
-    let player_before = Rating {
-        rating: row.rating,
-        deviation: row.rating_deviation,
-        volatility: row.rating_volatility,
-    };
-    let ratings = PlayRatings::of(play, player_before, level.rating);
-    save_ratings(tx, key, player, &ratings.after).await?;
-    Ok(Some(ratings))
-}
-
-async fn save_ratings(
+pub(crate) async fn save_ratings(
     tx: &mut Tx,
     key: &LevelKey,
     player: &str,
@@ -204,31 +147,4 @@ async fn insert(
     .fetch_one(&mut **tx)
     .await?;
     Ok(id)
-}
-
-/// Keeps the play's answer under its idempotency key, in the play's transaction: a
-/// repeat finds either both or neither.
-async fn remember_answer(
-    tx: &mut Tx,
-    idempotency: &Idempotency<'_>,
-    stored: &StoredPlay,
-) -> Result<(), StoreError> {
-    let answer = (idempotency.answer)(stored);
-    let inserted = sqlx::query!(
-        "INSERT INTO play_idempotency (key, play_id, fingerprint, answer)
-        VALUES (?1, ?2, ?3, ?4)",
-        idempotency.key,
-        stored.id,
-        idempotency.fingerprint,
-        answer,
-    )
-    .execute(&mut **tx)
-    .await;
-    match inserted {
-        Ok(_) => Ok(()),
-        Err(sqlx::Error::Database(db)) if db.is_unique_violation() => {
-            Err(StoreError::IdempotencyKeyTaken)
-        }
-        Err(error) => Err(error.into()),
-    }
 }

@@ -1,0 +1,41 @@
+//! A play's rating: only a player's first play of a level moves the two ratings.
+//!
+//! Compiled into each backend crate around its own `queries/plays/`; saving the two new
+//! ratings (`save_ratings`) is each backend's own.
+
+use levelforge_store::plays::{LockedLevel, PlayRatings};
+use levelforge_store::rating::Rating;
+use levelforge_store::{NewPlay, StoreError, seed_to_column};
+
+/// Rates the play if it is the player's first of this (locked) level. One statement finds
+/// the player's rating row (made on a first play) only while the account exists and the
+/// player has no earlier play of the level: an erased player, whose token another replica
+/// still trusts for a moment, gets no rating row back.
+pub(crate) async fn rate_first_play(
+    tx: &mut crate::Tx,
+    play: &NewPlay<'_>,
+    player: &str,
+    level: &LockedLevel,
+) -> Result<Option<PlayRatings>, StoreError> {
+    let key = &play.key;
+    let row = sqlx::query_file!(
+        "queries/plays/first_play_rating.sql",
+        key.game,
+        player,
+        key.difficulty.as_str(),
+        seed_to_column(key.seed),
+    )
+    .fetch_optional(&mut **tx)
+    .await?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let player_before = Rating {
+        rating: row.rating,
+        deviation: row.rating_deviation,
+        volatility: row.rating_volatility,
+    };
+    let ratings = PlayRatings::of(play, player_before, level.rating);
+    crate::plays::save_ratings(tx, key, player, &ratings.after).await?;
+    Ok(Some(ratings))
+}

@@ -1,0 +1,14 @@
+//! The Rust both backend crates compile (each mounts this folder with `#[path]`), written
+//! once around queries that each crate has in its own dialect: every `query_file!` path
+//! here, such as `queries/levels/browse_page.sql`, is read from the compiling crate's
+//! folder. Each crate names its types for this code: `Backend` (the store), `Tx` (a
+//! transaction) and `Conn` (a connection), and gives `begin_write` and
+//! `plays::save_ratings`.
+
+pub(crate) mod credentials;
+pub(crate) mod first_play;
+pub(crate) mod idempotency;
+pub(crate) mod levels;
+pub(crate) mod operations;
+pub(crate) mod rollup_reads;
+pub(crate) mod stats;

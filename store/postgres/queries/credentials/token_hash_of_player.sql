@@ -1,0 +1,1 @@
+SELECT token_hash FROM player_accounts WHERE id = $1

@@ -1,0 +1,1 @@
+SELECT fingerprint, answer FROM play_idempotency WHERE key = $1

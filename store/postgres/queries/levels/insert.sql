@@ -1,0 +1,4 @@
+INSERT INTO levels (game, difficulty, seed, version, par, attempts, generate_ms,
+    solve_ms, states, solution_count, metrics, level)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+ON CONFLICT (game, difficulty, seed) DO NOTHING

@@ -1,0 +1,7 @@
+SELECT game, difficulty, day AS "of", bucket::int8 AS "bucket!",
+    SUM(count)::int8 AS "count!"
+FROM stats_sketches
+WHERE ($1::text IS NULL OR game = $1) AND ($2::text IS NULL OR difficulty = $2)
+    AND day >= $3 AND day <= $4 AND measure = 'time_ms'
+GROUP BY day, game, difficulty, bucket HAVING SUM(count) <> 0
+ORDER BY bucket

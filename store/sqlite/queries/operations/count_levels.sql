@@ -1,0 +1,1 @@
+SELECT COUNT(*) AS "count!: i64" FROM levels

@@ -1,0 +1,1 @@
+SELECT game, difficulty, version, metric, levels, total, max FROM stats_metrics

@@ -1,0 +1,1 @@
+SELECT measure, day, game, difficulty, version, bucket, count FROM stats_sketches

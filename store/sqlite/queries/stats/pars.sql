@@ -1,0 +1,8 @@
+SELECT game, difficulty, par, SUM(levels) AS "levels!: i64",
+    SUM(rated_levels) AS "rated_levels!: i64",
+    SUM(rating_micros) AS "rating_micros!: i64", SUM(plays) AS "plays!: i64",
+    SUM(won) AS "won!: i64", SUM(moves_over_par) AS "moves_over_par!: i64"
+FROM stats_pars
+WHERE (?1 IS NULL OR game = ?1) AND (?2 IS NULL OR difficulty = ?2)
+GROUP BY game, difficulty, par HAVING SUM(levels) > 0
+ORDER BY par
