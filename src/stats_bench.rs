@@ -11,7 +11,7 @@ use anyhow::{Context, bail, ensure};
 use levelforge_games::{Difficulty, Status};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::config::{BenchArgs, Cli, Command};
+use crate::config::{BenchArgs, Cli, Command, KeyRole};
 use crate::store::{self, LevelKey, NewPlay, Store};
 
 /// Requests per route; the first few warm caches and are not counted.
@@ -54,7 +54,7 @@ pub async fn run(args: &BenchArgs) -> anyhow::Result<()> {
         println!("reusing the {existing} levels stored by an earlier run");
     }
     if !args.writes_only {
-        read_routes(url, args.requests).await?;
+        read_routes(store.as_ref(), url, args.requests).await?;
     }
     write_path(&store, args.levels, args.write_rounds, Compared::Rollups).await?;
     write_path(&store, args.levels, args.write_rounds, Compared::TokenCheck).await?;
@@ -62,8 +62,11 @@ pub async fn run(args: &BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Serves the database on a random local port and times each route.
-async fn read_routes(url: &str, requests: usize) -> anyhow::Result<()> {
+/// Serves the database on a random local port and times each route, as a designer: with
+/// a key made for the run (expiring in a day) and revoked at its end.
+async fn read_routes(store: &dyn Store, url: &str, requests: usize) -> anyhow::Result<()> {
+    let name = format!("bench-stats-{}", crate::auth::now());
+    let key = crate::cli::new_key(store, KeyRole::Designer, &name, Some(1)).await?;
     let argv = [
         "levelforge",
         "serve",
@@ -99,7 +102,7 @@ async fn read_routes(url: &str, requests: usize) -> anyhow::Result<()> {
         let mut times = Vec::with_capacity(requests);
         for run in 0..WARMUP + requests {
             let started = Instant::now();
-            let status = get(address, path).await?;
+            let status = get(address, path, &key.token).await?;
             ensure!(status == 200, "{path}: HTTP {status}");
             if run >= WARMUP {
                 times.push(started.elapsed().as_secs_f64() * 1000.0);
@@ -117,15 +120,20 @@ async fn read_routes(url: &str, requests: usize) -> anyhow::Result<()> {
     }
     let _ = stop.send(());
     server.await??;
+    store.revoke_key(&name, crate::auth::now()).await?;
     Ok(())
 }
 
-/// A plain HTTP/1.1 GET; returns the status after reading the whole answer.
-async fn get(address: std::net::SocketAddr, path: &str) -> anyhow::Result<u16> {
+/// A plain HTTP/1.1 GET with a bearer token; returns the status after reading the whole
+/// answer.
+async fn get(address: std::net::SocketAddr, path: &str, token: &str) -> anyhow::Result<u16> {
     let mut stream = tokio::net::TcpStream::connect(address).await?;
     stream
         .write_all(
-            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            format!(
+                "GET {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\n\
+                 Connection: close\r\n\r\n"
+            )
                 .as_bytes(),
         )
         .await?;
