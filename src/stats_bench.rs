@@ -134,7 +134,7 @@ async fn get(address: std::net::SocketAddr, path: &str, token: &str) -> anyhow::
                 "GET {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\n\
                  Connection: close\r\n\r\n"
             )
-                .as_bytes(),
+            .as_bytes(),
         )
         .await?;
     let mut answer = Vec::new();
