@@ -40,6 +40,9 @@ pub enum Command {
     Healthcheck(HealthcheckArgs),
     /// Time cold generation of every game × tier and each game's solver (no server).
     Bench(BenchArgs),
+    /// Simulated players of graded skill play levels of every tier; prints solve rates,
+    /// the levels' measured ratings and how well they order the tiers (docs/difficulty.md).
+    Simulate(SimulateArgs),
     /// Check the statistics rollups against the stored levels and plays.
     Stats(StatsArgs),
     /// Keys for people: create, list, revoke (docs/security.md).
@@ -407,14 +410,14 @@ impl DefaultGameArgs {
 #[derive(Debug, Clone, Args)]
 pub struct VerifyBudgetArgs {
     /// States one verification may expand before it gives up; bounds its memory (at most
-    /// about 70 bytes a state, fruit's, so about 105 MB by default: docs/reliability.md).
-    /// Room for the write-up's largest skiddy level (1,159,415 states); raise it for a
-    /// deeper search.
+    /// 40 bytes a state in every game's analysis, so about 100 MB at the default:
+    /// docs/reliability.md). Room for the write-up's largest skiddy level (1,159,415
+    /// states) twice over; raise it for a deeper search.
     #[arg(
         long,
         alias = "max-states",
         env = "VERIFY_MAX_STATES",
-        default_value_t = 1_500_000
+        default_value_t = 2_500_000
     )]
     pub verify_max_states: u64,
 }
@@ -476,6 +479,25 @@ pub struct AdminArgs {
 pub struct HealthcheckArgs {
     #[command(flatten)]
     pub admin: AdminArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// Only this game (default: every game, one after the other).
+    #[arg(long)]
+    pub game: Option<String>,
+    /// Levels per tier: the generated levels of seeds 1..=LEVELS.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub levels: u64,
+    /// Bots in the population, the skills taken in turn from the weakest.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub bots: u64,
+    /// Seeds every bot's choices: the same seed, the same figures.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// One JSON object per game, one a line, instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

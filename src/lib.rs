@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod ratelimit;
 pub use levelforge_store::rating;
 pub mod server;
+pub mod simulate;
 pub mod stats_bench;
 pub mod store;
 pub mod telemetry;

@@ -10,6 +10,7 @@ use std::time::Instant;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
+use crate::play::Play;
 use crate::rng::LevelRng;
 
 /// The four tiers every game serves.
@@ -498,6 +499,9 @@ pub trait Puzzle: Send + Sync + 'static {
     type Moves: DeserializeOwned + Serialize + JsonSchema + MoveList + 'static;
     /// Extra fields of a replay outcome.
     type ReplayExtra: Serialize + JsonSchema;
+    /// The level played one move at a time, as a simulated player plays it
+    /// ([`crate::bot`]); its moves are recorded in the `Moves` format.
+    type Play: Play<Level = Self::Level, Moves = Self::Moves>;
 
     /// The JSON Schema of `Moves`: [`letters_schema`] for a `String`, else the type's
     /// derived schema; a game whose moves need more words says them here.

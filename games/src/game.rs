@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use crate::bot::{BotPlay, Skill};
 use crate::core::{
     Analysis, Difficulty, Exhausted, HintError, Limits, MoveList, Piece, Puzzle, Rejection,
     RuleError, Status, Stop, Tier,
@@ -52,6 +53,15 @@ pub trait Game: Send + Sync {
     fn position(&self, level: &Value, moves: &Value) -> Result<Value, GameError>;
     /// The first `count` of `moves` (all of them when there are fewer), in the same format.
     fn moves_prefix(&self, moves: &Value, count: usize) -> Result<Value, GameError>;
+    /// A simulated player of `skill` plays a level document ([`crate::bot::play`]): its
+    /// moves in the game's move format, to judge with [`Game::check`], and its move
+    /// budget. The document's `par` sets the budget; nothing else beyond the level is read.
+    fn bot_play(
+        &self,
+        level: &Value,
+        skill: &Skill,
+        rng: &mut LevelRng,
+    ) -> Result<BotPlay<Value>, GameError>;
     /// The game's fixed heavy level for solver benchmarks, as a level document.
     fn bench_level(&self) -> Value;
     /// The JSON Schemas of the game's documents and rule ids, by name (see [`crate::contract`]).
@@ -494,6 +504,26 @@ impl<P: Puzzle> Game for Adapter<P> {
     fn moves_prefix(&self, moves: &Value, count: usize) -> Result<Value, GameError> {
         let prefix = parse_moves::<P>(moves)?.prefix(count);
         Ok(serde_json::to_value(prefix).expect("moves serialize"))
+    }
+
+    fn bot_play(
+        &self,
+        document: &Value,
+        skill: &Skill,
+        rng: &mut LevelRng,
+    ) -> Result<BotPlay<Value>, GameError> {
+        let level = parse_level::<P>(document)?;
+        let par = document
+            .get("par")
+            .and_then(Value::as_u64)
+            .and_then(|p| u32::try_from(p).ok())
+            .ok_or_else(|| GameError::Malformed("a bot needs the level's `par`".into()))?;
+        let played = crate::bot::play::<P::Play>(&level, par, skill, rng);
+        Ok(BotPlay {
+            moves: serde_json::to_value(played.moves).expect("moves serialize"),
+            budget: played.budget,
+            won: played.won,
+        })
     }
 
     fn bench_level(&self) -> Value {

@@ -3,6 +3,7 @@
 //! Nothing in this crate knows of HTTP, SQL or async runtimes; the service crate uses the
 //! games only through [`registry`] and the object-safe [`Game`] trait.
 
+pub mod bot;
 pub mod contract;
 pub mod core;
 mod document;
@@ -10,11 +11,13 @@ mod document;
 pub mod fuzzing;
 pub mod game;
 pub mod grid;
+pub mod index;
 pub mod memory;
+pub mod play;
 pub mod registry;
 pub mod rng;
+pub mod successors;
 pub mod svg;
-pub mod tilt;
 
 pub mod fruit;
 pub mod hashi;
@@ -25,9 +28,11 @@ pub mod tetropica;
 /// Not registered: the game to copy when adding one (see registry.rs).
 pub mod template;
 
+pub use crate::bot::{BotPlay, SKILLS, Skill};
 pub use crate::core::{
     Analysis, Difficulty, Dir, Exhausted, Hint, HintError, Limits, MoveList, Piece, Puzzle,
     Rejection, Replay, RuleError, Status, Stop, Tier,
 };
 pub use crate::game::{Accepted, CheckOutcome, Game, GameError, GenerateError, Generated, Summary};
+pub use crate::play::Play;
 pub use crate::rng::LevelRng;

@@ -1,16 +1,19 @@
 //! The games the service knows. Adding a game (start from a copy of `src/template/`):
 //! 1. its folder `src/<game>/` with the `Puzzle` impl, unit tests, and a README.md giving
-//!    the exact rules, the level format, the metrics and the tier table;
+//!    the exact rules, the level format, the metrics and the tier table; its `play.rs`
+//!    plays a level one move at a time for the simulated players (`Puzzle::Play`, which
+//!    the compiler asks for; `tests/bots.rs` checks its plays against the replay);
 //! 2. its `pub mod` line in lib.rs and one line in `GAMES` below;
 //! 3. its golden catalog: `LEVELFORGE_BLESS=1 cargo test -p levelforge-games --test catalog`
 //!    writes `tests/golden/<game>.jsonl`; commit it;
 //! 4. its schemas in openapi.yaml (level, metrics, moves, outcome, rule ids, all derived
 //!    from its types): `LEVELFORGE_UPDATE_OPENAPI=1 cargo test --lib contract` at the
-//!    repository root rewrites the generated block; commit it.
+//!    repository root rewrites the generated block; commit it;
+//! 5. its row in docs/difficulty.md: `levelforge simulate --game <game>`'s figures.
 //!
 //! The catalog, fuzz targets and `levelforge bench` pick a registered game up by
-//! themselves. Tests enforce the README, the golden file (`tests/api/adding_a_game.rs` at
-//! the repository root), the schemas (`src/contract.rs`) and the game's list of rule ids
+//! themselves. Tests enforce the README, the golden file and the row in
+//! docs/difficulty.md (`tests/api/adding_a_game.rs` at the repository root), the schemas (`src/contract.rs`) and the game's list of rule ids
 //! (`contract.rs` here).
 
 use crate::game::{Adapter, Game};

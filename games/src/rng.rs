@@ -34,6 +34,17 @@ impl LevelRng {
         LevelRng(ChaCha20Rng::from_seed(bytes))
     }
 
+    /// A stream for one simulated play (`crate::bot`): its four words (the simulation's
+    /// seed, then what names the play) are the 32 seed bytes, so every play draws from a
+    /// stream of its own and the order plays run in cannot change them.
+    pub fn for_play(words: [u64; 4]) -> Self {
+        let mut bytes = [0u8; 32];
+        for (chunk, word) in bytes.chunks_exact_mut(8).zip(words) {
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        LevelRng(ChaCha20Rng::from_seed(bytes))
+    }
+
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }

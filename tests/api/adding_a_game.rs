@@ -1,5 +1,6 @@
 //! What adding a game needs besides its code (the checklist in games/src/registry.rs):
-//! every registered game has its README, its golden catalog and its name in openapi.yaml.
+//! every registered game has its README, its golden catalog, its name in openapi.yaml and
+//! its row of simulated figures in docs/difficulty.md.
 
 use std::path::Path;
 
@@ -22,6 +23,19 @@ fn every_game_has_a_readme_and_a_golden_catalog() {
                 .unwrap_or_else(|_| panic!("game `{name}` has no {file}"));
             assert!(!text.trim().is_empty(), "{file} is empty");
         }
+    }
+}
+
+/// The simulated players' figures (docs/difficulty.md) have a row for every game.
+#[test]
+fn every_game_has_its_simulated_figures() {
+    let text = std::fs::read_to_string(repository().join("docs/difficulty.md")).unwrap();
+    for name in registry::names() {
+        assert!(
+            text.lines()
+                .any(|line| line.starts_with(&format!("| `{name}` |"))),
+            "docs/difficulty.md has no row `| `{name}` | …` of `levelforge simulate --game {name}`"
+        );
     }
 }
 

@@ -47,6 +47,68 @@ fn generate_prints_the_level_and_verify_agrees() {
     assert_eq!(report["solution"], level["solution"]);
 }
 
+/// `simulate --json` on a tiny setting: its lines, one JSON object per game.
+fn simulate(args: &[&str]) -> Vec<serde_json::Value> {
+    let tiny: &[&str] = &["simulate", "--levels", "1", "--bots", "4", "--json"];
+    let output = levelforge(&[tiny, args].concat());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn simulate_reports_every_game_in_range_and_the_same_seed_repeats_it() {
+    let reports = simulate(&[]);
+    let games: Vec<&str> = reports
+        .iter()
+        .map(|r| r["game"].as_str().unwrap())
+        .collect();
+    assert_eq!(games, levelforge_games::registry::names());
+    for report in &reports {
+        let game = &report["game"];
+        for tier in ["easy", "medium", "hard", "expert"] {
+            let figures = &report["tiers"][tier];
+            assert_eq!(figures["levels"], 1, "{game} {tier}");
+            let rate = figures["solve_rate"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&rate), "{game} {tier}: {rate}");
+        }
+        for pair in ["easy<medium", "medium<hard", "hard<expert"] {
+            let auc = report["tier_auc"][pair].as_f64().unwrap();
+            assert!(
+                [0.0, 0.5, 1.0].contains(&auc),
+                "{game} {pair}: {auc} (one level a side)"
+            );
+        }
+        assert!(report["prior_spearman"].is_null());
+        assert!(report["seconds"].as_f64().unwrap() >= 0.0);
+    }
+    let without_time = |mut report: serde_json::Value| {
+        report.as_object_mut().unwrap().remove("seconds");
+        report
+    };
+    let again = simulate(&["--game", "fruit"]);
+    assert_eq!(
+        without_time(again[0].clone()),
+        without_time(reports[0].clone())
+    );
+    let other_seed = simulate(&["--game", "fruit", "--seed", "2"]);
+    assert_eq!(other_seed[0]["seed"], 2);
+}
+
+#[test]
+fn simulate_names_the_games_when_one_is_unknown() {
+    let output = levelforge(&["simulate", "--game", "chess"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("fruit, skiddy"));
+}
+
 #[test]
 fn verify_names_the_broken_rule_and_fails() {
     let file = TempFile::new("json");

@@ -604,8 +604,10 @@ async fn the_write_up_sized_levels_verify_in_full_at_defaults() {
     assert!(peak < PEAK_MB_WRITE_UP_LEVELS, "peak RSS {peak:.0} MB");
 }
 
-/// The bound the write-up levels' verification stays under (docs/reliability.md).
-const PEAK_MB_WRITE_UP_LEVELS: f64 = 120.0;
+/// The bound the write-up levels' verification stays under (docs/reliability.md): the
+/// binary and its runtime, and one analysis at 40 bytes a state at most, the largest
+/// being skiddy's 1,159,415 states (46 MB for `levelforge verify` on the release build).
+const PEAK_MB_WRITE_UP_LEVELS: f64 = 100.0;
 
 fn patient_client() -> reqwest::Client {
     reqwest::Client::builder()

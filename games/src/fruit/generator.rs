@@ -6,12 +6,12 @@
 
 use serde::Serialize;
 
-use super::rules::{Board, FRUIT_LETTERS, bit, cell_of};
+use super::graph::UNREACHABLE;
+use super::rules::{self, Board, FRUIT_LETTERS, bit, cell_of};
 use super::{Arrow, FruitLevel, explore};
 use crate::core::{Difficulty, Dir, Limits, Rejection, Tier};
 use crate::grid;
 use crate::rng::LevelRng;
-use crate::tilt::UNREACHABLE;
 
 /// Generator parameters of one tier; `(min, max)` pairs are inclusive ranges.
 #[derive(Clone, Debug, Serialize)]
@@ -518,8 +518,11 @@ fn unsolve(
     let (board, start) = Board::compile(&level);
     let graph = explore(&board, &start, limits)?;
     let dist = graph.distance_to_win();
+    let colours = board.letters.len();
     let playable = |i: usize| {
-        dist[i] != UNREACHABLE && !graph.win[i] && board.expressible(graph.states.get(i as u32))
+        dist[i] != UNREACHABLE
+            && !graph.is_win(i)
+            && board.stones_expressible(rules::packed_stones(graph.key(i)))
     };
     let cap = params.target_par.1.unwrap_or(u32::MAX);
     let target = (0..graph.len())
@@ -537,19 +540,16 @@ fn unsolve(
         .collect();
     let most_pairs = at_target
         .iter()
-        .map(|&i| board.pairs_left(graph.states.get(i as u32)))
+        .map(|&i| rules::packed_pairs(graph.key(i), colours))
         .max()
         .unwrap_or(0);
     let choices: Vec<usize> = at_target
         .into_iter()
-        .filter(|&i| board.pairs_left(graph.states.get(i as u32)) == most_pairs)
+        .filter(|&i| rules::packed_pairs(graph.key(i), colours) == most_pairs)
         .collect();
     let &chosen = rng.pick(&choices).expect("the target distance is attained");
-    Ok(with_movables(
-        level,
-        &board,
-        graph.states.get(chosen as u32),
-    ))
+    let state = rules::unpack_any(graph.key(chosen), start.len());
+    Ok(with_movables(level, &board, &state))
 }
 
 /// The level with its fruit and stones moved to the given state.

@@ -3,6 +3,8 @@
 //! trick (start from the reachable board farthest from any win).
 
 mod generator;
+mod graph;
+mod play;
 mod preview;
 pub mod rules;
 
@@ -14,7 +16,7 @@ use crate::core::{
     RuleError, Status, Tier, moves_to_string, parse_moves,
 };
 use crate::rng::LevelRng;
-use crate::tilt;
+
 use rules::Board;
 
 pub use generator::FruitParams;
@@ -123,6 +125,7 @@ impl Puzzle for Fruit {
     type Metrics = FruitMetrics;
     type Moves = String;
     type ReplayExtra = FruitReplay;
+    type Play = play::FruitPlay;
 
     fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
         generator::tier(difficulty)
@@ -251,11 +254,11 @@ pub(crate) fn explore(
     board: &Board,
     start: &[u64],
     limits: &Limits,
-) -> Result<tilt::Graph, Exhausted> {
+) -> Result<graph::Graph, Exhausted> {
     macro_rules! by_width {
         ($($w:literal)*) => {
             match start.len() {
-                $($w => explore_fixed::<$w>(board, start.try_into().expect("width matched"), limits),)*
+                $($w => explore_fixed::<$w, { rules::key_words($w) }>(board, start.try_into().expect("width matched"), limits),)*
                 n => unreachable!("a state has one word per colour (at most 8) plus one, not {n}"),
             }
         };
@@ -263,17 +266,21 @@ pub(crate) fn explore(
     by_width!(1 2 3 4 5 6 7 8 9)
 }
 
-fn explore_fixed<const W: usize>(
+fn explore_fixed<const W: usize, const K: usize>(
     board: &Board,
     start: &[u64; W],
     limits: &Limits,
-) -> Result<tilt::Graph, Exhausted> {
-    tilt::explore(
+) -> Result<graph::Graph, Exhausted> {
+    graph::explore(
         start,
         limits,
         SOLUTION_CAP,
         |s, d, out| board.tilt(s, d, out),
         |s| board.is_win(s),
+        graph::Codec {
+            pack: rules::pack::<W, K>,
+            unpack: rules::unpack::<W, K>,
+        },
     )
 }
 

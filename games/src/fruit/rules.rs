@@ -1,9 +1,9 @@
 //! Fruit Dating rules (games/src/fruit/README.md) on bitboards: one `u64` per fruit colour and one for
 //! the stones, cell (x, y) at bit `y * 8 + x`.
 
+use super::graph::Step;
 use crate::core::{Dir, RuleError};
 use crate::grid;
-use crate::tilt::Step;
 
 use super::{Arrow, FruitLevel};
 
@@ -292,7 +292,12 @@ impl Board {
     /// Whether the grid format can express this board: it has no symbol for a stone
     /// resting on mud.
     pub fn expressible(&self, state: &[u64]) -> bool {
-        state[self.letters.len()] & self.mud == 0
+        self.stones_expressible(state[self.letters.len()])
+    }
+
+    /// [`Board::expressible`] of a board with these stones.
+    pub fn stones_expressible(&self, stones: u64) -> bool {
+        stones & self.mud == 0
     }
 }
 
@@ -324,6 +329,106 @@ pub fn render(level: &FruitLevel, board: &Board, state: &[u64]) -> FruitLevel {
         grid: rows.into_iter().map(String::from_iter).collect(),
         ..level.clone()
     }
+}
+
+/// Bits of a colour's code in a packed key: its two cells, 6 bits each.
+const PAIR_BITS: u32 = 12;
+/// Stones shifted down by this many bits lose nothing: the cells below (row 0 and the
+/// first cell of row 1) are always wall.
+const STONE_SHIFT: u32 = 9;
+/// Bits the shifted stones take (the last cell, 63, shifts to bit 54).
+const STONE_BITS: u32 = 64 - STONE_SHIFT;
+/// Colours whose codes fit in one `u128` beside the stones.
+const WIDE_COLOURS: usize = ((128 - STONE_BITS) / PAIR_BITS) as usize;
+/// Cells no fruit stands on: (0, 0) is always wall, (7, 7) wall or off the board. The
+/// code of a colour no longer in play names these two.
+const NO_FRUIT: u64 = 1 | 1 << 63;
+
+/// Key words (`u32`) for a state of `words` bitboards.
+pub const fn key_words(words: usize) -> usize {
+    (STONE_BITS as usize + PAIR_BITS as usize * (words - 1)).div_ceil(32)
+}
+
+/// A colour's code: its two cells, 6 bits each (a colour holds two fruits or none: a
+/// pair leaves together; none is cells 0 and 63).
+#[inline(always)]
+fn pair_code(word: u64) -> u64 {
+    debug_assert!(
+        matches!(word.count_ones(), 0 | 2),
+        "a colour has 0 or 2 fruits"
+    );
+    u64::from(word.trailing_zeros() & 63) | u64::from((word.leading_zeros() ^ 63) & 63) << 6
+}
+
+/// The colour a code names.
+#[inline(always)]
+fn pair_of(code: u64) -> u64 {
+    (1u64 << (code & 63) | 1u64 << (code >> 6 & 63)) & !NO_FRUIT
+}
+
+/// A state (one bitboard per colour, then the stones) packed for the solver's table of
+/// keys: the stones shifted down to 55 bits, then each colour's code in 12 bits; 12
+/// bytes up to three colours and 16 up to six, against 8 bytes a bitboard. The packed
+/// key is also what is hashed and compared, so it costs only a few instructions a tilt.
+#[inline(always)]
+pub fn pack<const W: usize, const K: usize>(state: &[u64; W]) -> [u32; K] {
+    let colours = &state[..W - 1];
+    let mut wide = u128::from(state[W - 1] >> STONE_SHIFT);
+    let mut rest = 0u64;
+    for (i, &word) in colours.iter().enumerate() {
+        if i < WIDE_COLOURS {
+            wide |= u128::from(pair_code(word)) << (STONE_BITS + PAIR_BITS * i as u32);
+        } else {
+            rest |= pair_code(word) << (PAIR_BITS * (i - WIDE_COLOURS) as u32);
+        }
+    }
+    std::array::from_fn(|k| match k {
+        0..4 => (wide >> (32 * k)) as u32,
+        _ => (rest >> (32 * (k - 4))) as u32,
+    })
+}
+
+/// The state [`pack`] packed.
+#[inline(always)]
+pub fn unpack<const W: usize, const K: usize>(key: &[u32; K]) -> [u64; W] {
+    let word = |k: usize| key.get(k).map_or(0, |&w| u128::from(w) << (32 * (k % 4)));
+    let wide = word(0) | word(1) | word(2) | word(3);
+    let rest = (word(4) | word(5)) as u64;
+    let mut state = [0u64; W];
+    state[W - 1] = (wide as u64 & (u64::MAX >> STONE_SHIFT)) << STONE_SHIFT;
+    for (i, out) in state[..W - 1].iter_mut().enumerate() {
+        let code = if i < WIDE_COLOURS {
+            (wide >> (STONE_BITS + PAIR_BITS * i as u32)) as u64
+        } else {
+            rest >> (PAIR_BITS * (i - WIDE_COLOURS) as u32)
+        };
+        *out = pair_of(code & 0xFFF);
+    }
+    state
+}
+
+/// The stones of a packed key.
+pub fn packed_stones(key: &[u32]) -> u64 {
+    ((u64::from(key[0]) | u64::from(key[1]) << 32) & (u64::MAX >> STONE_SHIFT)) << STONE_SHIFT
+}
+
+/// The colours still in play in a packed key of `colours` colours.
+pub fn packed_pairs(key: &[u32], colours: usize) -> u32 {
+    let state = unpack_any(key, colours + 1);
+    state[..colours].iter().filter(|&&w| w != 0).count() as u32
+}
+
+/// [`unpack`] for a width known only at run time (the generator's few reads).
+pub fn unpack_any(key: &[u32], words: usize) -> Vec<u64> {
+    macro_rules! by_width {
+        ($($w:literal)*) => {
+            match words {
+                $($w => unpack::<$w, { key_words($w) }>(key.try_into().expect("key width")).to_vec(),)*
+                n => unreachable!("a state has one word per colour (at most 8) plus one, not {n}"),
+            }
+        };
+    }
+    by_width!(1 2 3 4 5 6 7 8 9)
 }
 
 /// Whether a colour's two fruits stand orthogonally next to each other.

@@ -3,7 +3,7 @@
 use super::*;
 use crate::core::Stop;
 
-fn level(rows: &[&str]) -> FruitLevel {
+pub(super) fn level(rows: &[&str]) -> FruitLevel {
     FruitLevel {
         width: rows[0].len(),
         height: rows.len(),
@@ -184,4 +184,48 @@ fn the_position_is_the_board_after_the_tilts() {
     assert_eq!(hint(&lv, "U").distance, Some(1));
     // Won: no fruit is left, and a level needs some.
     assert_eq!(Fruit::position(&lv, &"UL".to_string()).unwrap(), None);
+}
+
+/// A state of `W` words with fruit on inner cells of an 8x8 board (a colour in two cells
+/// or gone) and stones on every inner cell left.
+fn inner_state<const W: usize>(seed: u64) -> [u64; W] {
+    let inner: Vec<usize> = (1..7)
+        .flat_map(|y| (1..7).map(move |x| rules::cell_of(x, y)))
+        .collect();
+    let mut free = inner.clone();
+    let mut pick = |k: u64| free.remove((seed.wrapping_mul(k + 7) as usize) % free.len());
+    let mut state = [0u64; W];
+    for (i, word) in state[..W - 1].iter_mut().enumerate() {
+        if (seed >> i) & 1 == 0 {
+            *word = rules::bit(pick(2 * i as u64)) | rules::bit(pick(2 * i as u64 + 1));
+        }
+    }
+    state[W - 1] = free
+        .iter()
+        .take(seed as usize % 20)
+        .fold(0, |a, &c| a | rules::bit(c));
+    state
+}
+
+fn round_trip<const W: usize, const K: usize>() {
+    for seed in 0..200 {
+        let state = inner_state::<W>(seed);
+        let key = rules::pack::<W, K>(&state);
+        assert_eq!(rules::unpack::<W, K>(&key), state, "seed {seed}");
+        assert_eq!(rules::packed_stones(&key), state[W - 1]);
+        let left = state[..W - 1].iter().filter(|&&w| w != 0).count() as u32;
+        assert_eq!(rules::packed_pairs(&key, W - 1), left);
+    }
+}
+
+#[test]
+fn packed_keys_round_trip_at_every_width() {
+    assert_eq!(rules::key_words(4), 3, "three colours in 12 bytes");
+    assert_eq!(rules::key_words(7), 4, "six colours in 16 bytes");
+    round_trip::<2, { rules::key_words(2) }>();
+    round_trip::<4, { rules::key_words(4) }>();
+    round_trip::<5, { rules::key_words(5) }>();
+    round_trip::<7, { rules::key_words(7) }>();
+    round_trip::<8, { rules::key_words(8) }>();
+    round_trip::<9, { rules::key_words(9) }>();
 }

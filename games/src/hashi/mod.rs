@@ -3,6 +3,7 @@
 //! exact solver proves exactly one solution (with edits where a second one diverges).
 
 mod generator;
+mod play;
 mod preview;
 pub mod rules;
 pub mod solver;
@@ -128,6 +129,7 @@ impl Puzzle for Hashi {
     type Metrics = HashiMetrics;
     type Moves = HashiMoves;
     type ReplayExtra = HashiReplay;
+    type Play = play::HashiPlay;
 
     fn moves_schema(generator: &mut SchemaGenerator) -> Schema {
         links_schema(

@@ -203,6 +203,13 @@ pub fn link_cells(
 /// Links drawn so far on a board, checked against every rule as they come.
 pub struct Drawing<'a> {
     board: &'a Board,
+    drawn: Drawn,
+}
+
+/// What a drawing holds besides its board: a position of its own, so that it can be
+/// copied and compared (a simulated player's position, `play.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Drawn {
     covered: Vec<bool>,
     ends: Vec<u8>,
     /// Union-find over cells; only nodes are ever joined.
@@ -223,14 +230,55 @@ pub enum Verdict {
 
 impl<'a> Drawing<'a> {
     pub fn new(board: &'a Board) -> Self {
-        let cells = board.cells();
         Drawing {
             board,
+            drawn: Drawn::new(board),
+        }
+    }
+
+    /// Adds a link that passed [`link_cells`] and says where the drawing stands.
+    pub fn add(&mut self, cells: &[usize]) -> Verdict {
+        self.drawn.add(self.board, cells)
+    }
+
+    /// Empty cells on no link yet.
+    pub fn cells_left(&self) -> usize {
+        self.board.empty_cells() - self.drawn.covered_count
+    }
+
+    /// Nodes with fewer links than their number.
+    pub fn nodes_unmet(&self) -> usize {
+        (0..self.board.cells())
+            .filter(|&c| self.drawn.spare(self.board, c) > 0)
+            .count()
+    }
+
+    /// Won, lost, or open (see [`Drawn::verdict`]).
+    pub fn verdict(&mut self) -> Verdict {
+        self.drawn.verdict(self.board)
+    }
+}
+
+impl Drawn {
+    /// Nothing drawn yet on `board`.
+    pub fn new(board: &Board) -> Drawn {
+        let cells = board.cells();
+        Drawn {
             covered: vec![false; cells],
             ends: vec![0; cells],
             parent: (0..cells).collect(),
             covered_count: 0,
         }
+    }
+
+    /// Whether a link already runs through `cell`.
+    pub fn is_covered(&self, cell: usize) -> bool {
+        self.covered[cell]
+    }
+
+    /// Links a node may still take (0 for a full node or an empty cell).
+    pub fn spare(&self, board: &Board, cell: usize) -> u8 {
+        board.number[cell] - self.ends[cell]
     }
 
     fn root(&mut self, mut cell: usize) -> usize {
@@ -241,9 +289,8 @@ impl<'a> Drawing<'a> {
         cell
     }
 
-    /// Adds a link that passed [`link_cells`] and says where the drawing stands.
-    pub fn add(&mut self, cells: &[usize]) -> Verdict {
-        let board = self.board;
+    /// Adds a link on `board` that passed [`link_cells`] and says where the drawing stands.
+    pub fn add(&mut self, board: &Board, cells: &[usize]) -> Verdict {
         let inner = &cells[1..cells.len() - 1];
         if let Some(&cell) = inner.iter().find(|&&c| self.covered[c]) {
             let (x, y) = board.xy(cell);
@@ -269,25 +316,12 @@ impl<'a> Drawing<'a> {
         self.ends[b] += 1;
         let (ra, rb) = (self.root(a), self.root(b));
         self.parent[ra] = rb;
-        self.verdict()
-    }
-
-    /// Empty cells on no link yet.
-    pub fn cells_left(&self) -> usize {
-        self.board.empty_cells() - self.covered_count
-    }
-
-    /// Nodes with fewer links than their number.
-    pub fn nodes_unmet(&self) -> usize {
-        (0..self.board.cells())
-            .filter(|&c| self.board.is_node(c) && self.ends[c] < self.board.number[c])
-            .count()
+        self.verdict(board)
     }
 
     /// Won, lost, or open: the drawing is over once every empty cell is covered or every
     /// node has all its links, since no further link could then be drawn.
-    pub fn verdict(&mut self) -> Verdict {
-        let board = self.board;
+    pub fn verdict(&mut self, board: &Board) -> Verdict {
         let nodes: Vec<usize> = (0..board.cells()).filter(|&c| board.is_node(c)).collect();
         let all_covered = self.covered_count == board.empty_cells();
         let all_met = nodes.iter().all(|&c| self.ends[c] == board.number[c]);

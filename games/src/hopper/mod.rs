@@ -4,6 +4,7 @@
 
 mod bounds;
 mod generator;
+mod play;
 mod preview;
 pub mod rules;
 mod solver;
@@ -107,6 +108,7 @@ impl Puzzle for Hopper {
     type Metrics = HopperMetrics;
     type Moves = String;
     type ReplayExtra = HopperReplay;
+    type Play = play::HopperPlay;
 
     fn tier(difficulty: Difficulty) -> Tier<HopperParams> {
         generator::tier(difficulty)

@@ -1,16 +1,15 @@
 //! Breadth-first search over (cell, stars collected, dirt gone): the shortest perfect
 //! sequence, one of them, and how many there are of that length.
 
-use std::hash::BuildHasher;
-
 #[cfg(test)]
 use hashbrown::HashMap;
-use hashbrown::HashTable;
+#[cfg(test)]
 use rustc_hash::FxBuildHasher;
 
 use super::bounds::Bounds;
 use super::rules::{Board, Step};
 use crate::core::{Dir, Exhausted, Limits};
+use crate::index::{Index, hash_words};
 
 /// What the search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,7 +25,8 @@ pub struct Solved {
 /// The states in discovery order (so each layer is a contiguous range), with the parent
 /// and the hop that first reached each, and the number of shortest paths to the states of
 /// the layer being expanded and of the next one. Per state: the state, its link, and a
-/// slot of the index (which holds only a state number; the state is read from `states`).
+/// 4-byte slot of the shared dense index (which holds only a state number; the state is
+/// read from `states`).
 struct Arena {
     states: Vec<u128>,
     /// The parent's index times four plus the hop (`Dir::index`); `u32::MAX` at the start.
@@ -34,19 +34,27 @@ struct Arena {
     /// Shortest paths to the states from `base` on.
     paths: Vec<u32>,
     base: usize,
-    index: HashTable<u32>,
+    index: Index,
     /// Path counts saturate here.
     cap: u32,
 }
 
+#[inline(always)]
 fn hash(state: u128) -> u64 {
-    FxBuildHasher.hash_one(state)
+    hash_words(&[state as u64, (state >> 64) as u64])
 }
 
 impl Arena {
     fn new(start: u128, cap: u64) -> Arena {
-        let mut index = HashTable::with_capacity(1024);
-        index.insert_unique(hash(start), 0, |_| unreachable!("room for the start"));
+        // A solve runs a pass per bound, each with a fresh index: a small one (4 KiB) to
+        // start, since zeroing the default's 16 KiB was an eighth of a solve's work.
+        let mut index = Index::with_room(768);
+        index.intern(
+            hash(start),
+            0,
+            |_| false,
+            |_| unreachable!("room for the start"),
+        );
         Arena {
             states: vec![start],
             link: vec![u32::MAX],
@@ -76,8 +84,8 @@ impl Arena {
     #[inline]
     fn count_again(&mut self, to: u128, from: usize, layer_start: usize) -> bool {
         let states = &self.states;
-        match self.index.find(hash(to), |&j| states[j as usize] == to) {
-            Some(&j) => {
+        match self.index.find(hash(to), |j| states[j as usize] == to) {
+            Some(j) => {
                 let j = j as usize;
                 if j >= layer_start {
                     let sum = u64::from(self.paths(j)) + u64::from(self.paths(from));
@@ -95,7 +103,7 @@ impl Arena {
         assert!(index < 1 << 30, "a link holds a state index in 30 bits");
         let states = &self.states;
         self.index
-            .insert_unique(hash(to), index, |&j| hash(states[j as usize]));
+            .intern(hash(to), index, |_| false, |j| hash(states[j as usize]));
         self.states.push(to);
         self.link.push(from as u32 * 4 + d.index() as u32);
         self.paths.push(self.paths(from));

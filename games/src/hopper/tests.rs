@@ -6,7 +6,7 @@ use super::*;
 use crate::core::{Dir, Stop};
 use crate::game::generate_level;
 
-fn level(rows: &[&str], stars: &[[usize; 2]]) -> HopperLevel {
+pub(super) fn level(rows: &[&str], stars: &[[usize; 2]]) -> HopperLevel {
     HopperLevel {
         width: rows[0].chars().count(),
         height: rows.len(),

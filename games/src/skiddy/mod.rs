@@ -4,6 +4,7 @@
 //! more skiddies), proved over the complete reachable state graph.
 
 mod generator;
+mod play;
 mod preview;
 pub mod rules;
 pub mod solver;
@@ -165,6 +166,7 @@ impl Puzzle for Skiddy {
     type Metrics = SkiddyMetrics;
     type Moves = String;
     type ReplayExtra = SkiddyReplay;
+    type Play = play::SkiddyPlay;
 
     fn tier(difficulty: Difficulty) -> Tier<SkiddyParams> {
         generator::tier(difficulty)

@@ -14,12 +14,14 @@
 //! lists.
 
 use crate::core::{Dir, Exhausted, Limits};
+use crate::index::{Index, hash_words};
 use crate::memory;
+use crate::successors::{self, MARK, Preds};
 
 use super::rules::{Board, COLOURS, RED, State};
 
 /// No successor in that direction: the move changes nothing.
-pub const SAME: u32 = u32::MAX;
+pub const SAME: u32 = successors::NONE;
 pub const UNREACHABLE: u32 = u32::MAX;
 
 const WIN: u8 = 1;
@@ -29,160 +31,24 @@ const INTACT: u8 = 2;
 const MOVES_SHIFT: u32 = 4;
 /// States expanded together (see [`explore`]).
 const BATCH: usize = 32;
-/// States per entry of [`Graph::marks`].
-const MARK: usize = 64;
 
-/// Open addressing over the positions, which live in the graph's own table of keys: a
-/// slot is 4 bytes, the key's id + 1 in the low bits and some bits of its hash (a tag)
-/// above them, 0 when empty. A probe compares tags and reads the key only on a match,
-/// which is almost only the key itself.
-struct Index {
-    /// `LINE - 1` spare slots in front, so that `slots[first]` starts a cache line.
-    slots: Vec<u32>,
-    first: usize,
-    /// Slots in the table, a whole number of lines (any number: the home slot is a
-    /// multiply, not a mask).
-    size: u64,
-    /// The id part of a slot; the tag is the rest.
-    id_mask: u32,
-    len: usize,
-    /// Keys held before the next one makes the table grow: up to 75 % full.
-    room: usize,
-}
-
-/// Slots per 64-byte cache line.
-const LINE: usize = 16;
-
-/// Folded multiplies: the full 128-bit product mixes every key bit into both halves (a
-/// plain multiply only carries bits upwards, and the home line comes from the top bits).
+/// A position's hash: its three words as two.
 #[inline]
 fn hash(state: State) -> u64 {
-    #[inline]
-    fn fold(a: u64, b: u64) -> u64 {
-        let product = u128::from(a) * u128::from(b);
-        product as u64 ^ (product >> 64) as u64
-    }
     let [a, b, c] = state.0;
-    let lo = u64::from(a) | u64::from(b) << 32;
-    fold(
-        fold(lo ^ 0x243F_6A88_85A3_08D3, 0x9E37_79B9_7F4A_7C15) ^ u64::from(c),
-        0xD6E8_FEB8_6659_FD93,
-    )
+    hash_words(&[u64::from(a) | u64::from(b) << 32, u64::from(c)])
 }
 
-impl Index {
-    fn new() -> Index {
-        Index::with_lines(256)
-    }
-
-    fn with_lines(lines: usize) -> Index {
-        let size = lines * LINE;
-        let slots: Vec<u32> = memory::zeroed(size + LINE - 1);
-        let misalignment = slots.as_ptr() as usize % (LINE * size_of::<u32>());
-        let first = (LINE - misalignment / size_of::<u32>()) % LINE;
-        // Ids stay below `room`, under `size`: the id part needs the bits of `size`.
-        let id_bits = usize::BITS - size.leading_zeros();
-        Index {
-            slots,
-            first,
-            size: size as u64,
-            id_mask: u32::MAX >> 32u32.saturating_sub(id_bits),
-            len: 0,
-            room: size / 4 * 3,
-        }
-    }
-
-    /// The home slot (counted from `first`) of a key with this hash: anywhere in the
-    /// table, not the first of its line, since probes from a line's first slot queue
-    /// behind every key of that line (8.5 probes a lookup against 2-3); with 16 slots a
-    /// line, a probe rarely runs past the line that [`Index::prefetch`] fetched.
-    #[inline]
-    fn home(&self, hash: u64) -> usize {
-        (((hash >> 32) * self.size) >> 32) as usize
-    }
-
-    /// The tag of a key with this hash: low hash bits, independent of the home line.
-    #[inline]
-    fn tag(&self, hash: u64) -> u32 {
-        hash as u32 & !self.id_mask
-    }
-
-    /// The id of `key`, inserting it as `id` if new; the flag says whether it was new.
-    /// `keys` holds every key interned so far, by id, and a new key is `keys.len()`.
-    #[inline(always)]
-    fn intern(&mut self, key: State, hash: u64, keys: &[State]) -> (u32, bool) {
-        if self.len >= self.room {
-            self.grow(keys);
-        }
-        let (tag, id_mask) = (self.tag(hash), self.id_mask);
-        let mut i = self.home(hash);
-        let slots = &mut self.slots[self.first..];
-        let end = self.size as usize;
-        loop {
-            let slot = slots[i];
-            if slot == 0 {
-                let id = keys.len() as u32;
-                slots[i] = tag | (id + 1);
-                self.len += 1;
-                return (id, true);
-            }
-            if slot & !id_mask == tag {
-                let found = (slot & id_mask) - 1;
-                if keys[found as usize] == key {
-                    return (found, false);
-                }
-            }
-            i += 1;
-            if i == end {
-                i = 0;
-            }
-        }
-    }
-
-    /// Asks for the home line of a key with this hash ahead of its interning, so that
-    /// the miss is in flight while other work goes on.
-    #[inline]
-    fn prefetch(&self, hash: u64) {
-        prefetch(&self.slots[self.first + self.home(hash)]);
-    }
-
-    /// Twice the lines, refilled from `keys`: the old table is freed first, so growing
-    /// never holds two tables at once (which was the peak of the whole analysis).
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, keys: &[State]) {
-        let lines = self.size as usize / LINE * 2;
-        self.slots = Vec::new();
-        *self = Index::with_lines(lines);
-        self.len = keys.len();
-        let end = lines * LINE;
-        let slots = &mut self.slots[self.first..];
-        for (id, &key) in keys.iter().enumerate() {
-            let hash = hash(key);
-            let mut i = (((hash >> 32) * self.size) >> 32) as usize;
-            while slots[i] != 0 {
-                i += 1;
-                if i == end {
-                    i = 0;
-                }
-            }
-            slots[i] = (hash as u32 & !self.id_mask) | (id as u32 + 1);
-        }
-    }
-}
-
-/// A hint to the cache to fetch the line of `slot`; no effect on the program's meaning.
+/// The id of `key` in `index`, entered as the next id (`keys.len()`) if new; the flag
+/// says whether it was new.
 #[inline(always)]
-fn prefetch<T>(slot: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is only a hint and never faults; the pointer comes from a
-    // reference, and SSE (which has PREFETCHT0) is part of every x86_64 target.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>((slot as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = slot;
+fn intern(index: &mut Index, key: State, hash: u64, keys: &[State]) -> (u32, bool) {
+    index.intern(
+        hash,
+        keys.len() as u32,
+        |id| keys[id as usize] == key,
+        |id| self::hash(keys[id as usize]),
+    )
 }
 
 /// Skiddies per colour (index code - 1).
@@ -241,8 +107,8 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
         rows: 0,
         expanded: 0,
     };
-    let mut index = Index::new();
-    index.intern(start, hash(start), &graph.keys);
+    let mut index = Index::default();
+    intern(&mut index, start, hash(start), &graph.keys);
     graph.keys.push(start);
     graph.info.push(classify(start));
     // States are expanded in batches, one batch ahead of the interning: while the
@@ -336,7 +202,7 @@ impl Batch {
                 let d = left.trailing_zeros() as usize;
                 left &= left - 1;
                 let (key, hash) = (self.successors[4 * k + d], self.hashes[4 * k + d]);
-                let (id, is_new) = index.intern(key, hash, &graph.keys);
+                let (id, is_new) = intern(index, key, hash, &graph.keys);
                 if is_new {
                     // The first new state found from the last layer starts the next one.
                     if u as u32 >= *graph.layers.last().expect("layer 0") {
@@ -349,19 +215,6 @@ impl Batch {
             }
             graph.rows += 1;
         }
-    }
-}
-
-/// Predecessor lists in compressed rows: the predecessors of `v` are
-/// `list[offsets[v]..offsets[v + 1]]`, one entry per edge.
-pub struct Preds {
-    offsets: Vec<u32>,
-    list: Vec<u32>,
-}
-
-impl Preds {
-    pub fn of(&self, v: usize) -> &[u32] {
-        &self.list[self.offsets[v] as usize..self.offsets[v + 1] as usize]
     }
 }
 
@@ -407,41 +260,11 @@ impl Graph {
 
     /// The successor of `u` in each direction, or `SAME`.
     fn row(&self, u: usize) -> [u32; 4] {
-        let block = u / MARK * MARK;
-        let before: u32 = (block..u).map(|w| self.moves(w).count_ones()).sum();
-        let mut at = (self.marks[u / MARK] + before) as usize;
-        std::array::from_fn(|d| {
-            if self.moves(u) >> d & 1 == 0 {
-                return SAME;
-            }
-            at += 1;
-            self.succ[at - 1]
-        })
+        successors::row(&self.succ, &self.marks, u, |w| self.moves(w))
     }
 
     pub fn predecessors(&self) -> Preds {
-        let n = self.len();
-        // Count each row's length into `offsets[v]`, sum them up to each row's end, then
-        // fill every row backwards from its end: each `offsets[v]` ends at its row's
-        // start, with no second table of fill positions.
-        let mut offsets: Vec<u32> = memory::zeroed(n + 1);
-        for &v in &self.succ {
-            offsets[v as usize] += 1;
-        }
-        for i in 1..=n {
-            offsets[i] += offsets[i - 1];
-        }
-        let mut list: Vec<u32> = memory::zeroed(self.succ.len());
-        let mut end = self.succ.len();
-        for u in (0..self.rows).rev() {
-            let start = end - self.moves(u).count_ones() as usize;
-            for &v in self.succ[start..end].iter().rev() {
-                offsets[v as usize] -= 1;
-                list[offsets[v as usize] as usize] = u as u32;
-            }
-            end = start;
-        }
-        Preds { offsets, list }
+        Preds::of_rows(self.len(), self.rows, &self.succ, |u| self.moves(u))
     }
 
     /// Fewest moves from each state to any of `sources`, stepping backwards only onto
@@ -636,21 +459,5 @@ mod tests {
         assert_eq!(potential_states(2, &[1, 1], 0, 0), 6);
         // The largest inner area packed with six kinds fits u128.
         assert!(potential_states(30, &[5, 5, 5, 5], 5, 5) > u128::from(u64::MAX));
-    }
-
-    #[test]
-    fn index_finds_what_it_stored_across_growth() {
-        let key = |i: u32| State([i.wrapping_mul(0x9E37_79B9), i, i ^ 0x5555]);
-        let mut index = Index::new();
-        let mut keys = Vec::new();
-        for i in 0..10_000u32 {
-            assert_eq!(index.intern(key(i), hash(key(i)), &keys), (i, true));
-            keys.push(key(i));
-        }
-        for i in (0..10_000u32).rev() {
-            assert_eq!(index.intern(key(i), hash(key(i)), &keys), (i, false));
-        }
-        let new = State([7, 7, 7]);
-        assert_eq!(index.intern(new, hash(new), &keys), (10_000, true));
     }
 }

@@ -7,7 +7,7 @@ use super::rules::{Board, State};
 use super::*;
 use crate::core::{Dir, Stop};
 
-fn level(rows: &[&str]) -> SkiddyLevel {
+pub(super) fn level(rows: &[&str]) -> SkiddyLevel {
     SkiddyLevel {
         width: rows[0].len(),
         height: rows.len(),
@@ -30,7 +30,7 @@ fn analyze(lv: &SkiddyLevel) -> Analysis<String, SkiddyMetrics> {
 
 /// Level 1-1 of Baldiraghi's article: a 3x2 inner area, two reds on the top row, one red goal
 /// below the left column.
-const LEVEL_1_1: [&str; 4] = ["#####", "#r.r#", "#...#", "#R###"];
+pub(super) const LEVEL_1_1: [&str; 4] = ["#####", "#r.r#", "#...#", "#R###"];
 
 #[test]
 fn level_1_1_has_the_write_ups_figures() {

@@ -8,6 +8,8 @@
 //! the walker where it is (the move still counts). Reaching `*` wins; the level is never
 //! lost. `par` is the fewest moves from `@` to `*`.
 
+mod play;
+
 use std::collections::VecDeque;
 
 use schemars::JsonSchema;
@@ -92,6 +94,7 @@ impl Puzzle for Template {
     /// U, D, L, R letters: for a `String` the trait's default schemas say so.
     type Moves = String;
     type ReplayExtra = TemplateReplay;
+    type Play = play::TemplatePlay;
 
     fn tier(difficulty: Difficulty) -> Tier<TemplateParams> {
         let (size, par_min, par_max) = match difficulty {

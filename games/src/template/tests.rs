@@ -4,7 +4,7 @@
 use super::*;
 use crate::core::Stop;
 
-fn level(rows: &[&str]) -> TemplateLevel {
+pub(super) fn level(rows: &[&str]) -> TemplateLevel {
     TemplateLevel {
         width: rows[0].len(),
         height: rows.len(),

@@ -5,6 +5,7 @@
 //! in `solver.rs` then proves that no sub-solution exists and counts the solutions.
 
 mod generator;
+mod play;
 mod preview;
 pub mod rules;
 pub mod solver;
@@ -119,6 +120,7 @@ impl Puzzle for Tetropica {
     type Metrics = TetropicaMetrics;
     type Moves = Vec<Placement>;
     type ReplayExtra = TetropicaReplay;
+    type Play = play::TetropicaPlay;
 
     fn tier(difficulty: Difficulty) -> Tier<TetropicaParams> {
         generator::tier(difficulty)

@@ -270,7 +270,7 @@ pub fn validate(level: &TetropicaLevel) -> Result<(), RuleError> {
 }
 
 /// Where a replay stands: the tiles carved so far and the pieces still held.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Play {
     pub carved: u128,
     pub hand: Hand,

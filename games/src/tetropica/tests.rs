@@ -5,7 +5,7 @@ use super::*;
 use crate::core::Stop;
 use crate::tetropica::rules::{KINDS, kind_of, orientations};
 
-fn level(rows: &[&str], pieces: &str) -> TetropicaLevel {
+pub(super) fn level(rows: &[&str], pieces: &str) -> TetropicaLevel {
     TetropicaLevel {
         width: rows[0].chars().count(),
         height: rows.len(),
@@ -40,7 +40,7 @@ fn figures(rows: &[&str], pieces: &str) -> (Option<u32>, Option<u32>, u64) {
 }
 
 // Two tile rows, rock at the ends: S and E are joined exactly when both rows are carved.
-const TWO_ROWS: [&str; 2] = ["Soooo#", "#ooooE"];
+pub(super) const TWO_ROWS: [&str; 2] = ["Soooo#", "#ooooE"];
 // One route above the rock, one below.
 const TWO_ROUTES: [&str; 3] = ["oooo", "S##E", "oooo"];
 

@@ -1,0 +1,445 @@
+//! Fruit's complete state graph (four moves, deterministic outcomes): a state is one
+//! bitboard per fruit colour present plus one for stones, so its width depends on the
+//! level and is a const parameter of the search. It lives in fruit's folder because fruit
+//! is the only game that explores with it: skiddy and hopper have states of a fixed width
+//! and graphs of their own (skiddy tracks the combo's intact states, hopper searches with
+//! a bound); what they share with it is the dense index ([`crate::index`]).
+//!
+//! Memory is what bounds a big exploration (a verification may explore millions of
+//! states), so a state costs only its packed key (the caller's `pack`: 16 bytes up to
+//! five colours), one byte of flags and moves, 4 bytes per move that changes something
+//! and a 4-byte slot of the index at most 75 % full. Depths and path counts are not
+//! kept: states are numbered in breadth-first order, so a depth is a contiguous range of
+//! ids, and the path counts of two layers at a time are enough to count the shortest
+//! wins. Predecessor lists are built only for the distances, once the keys are freed.
+
+use crate::core::{Dir, Exhausted, Limits};
+use crate::index::{Index, hash_words};
+use crate::memory;
+use crate::successors::{self, MARK, NONE, Preds};
+
+/// What one tilt did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing changed: not a move.
+    Same,
+    /// The level is lost (terminal).
+    Lost,
+    /// A new board, written to the output row.
+    Moved,
+}
+
+pub const UNREACHABLE: u32 = u32::MAX;
+
+const WIN: u8 = 1;
+/// The high nibble of a state's info byte: one bit per direction (in `Dir::ALL` order)
+/// whose tilt leads to a state.
+const MOVES_SHIFT: u32 = 4;
+
+/// The full reachable graph from a start state; ids are in breadth-first order, the
+/// start is 0.
+pub struct Graph {
+    /// Packed keys of `stride` words, by id; [`Graph::forget_states`] frees them.
+    keys: Vec<u32>,
+    stride: usize,
+    /// Per state: `WIN` and the directions with a successor (`MOVES_SHIFT`).
+    info: Vec<u8>,
+    /// The successors of every state in id order, each state's in `Dir::ALL` order.
+    succ: Vec<u32>,
+    /// Where in `succ` the successors of states `MARK * i..` start: with the move bits,
+    /// any state's row at the cost of a few popcounts, for well under a byte a state.
+    marks: Vec<u32>,
+    /// The depth of the nearest win, and the shortest paths from the start to wins at
+    /// that depth (saturating at the explore cap).
+    par: Option<u32>,
+    optimal: u64,
+    /// States whose moves were computed (every non-winning state).
+    pub expanded: u64,
+}
+
+/// How a state of `W` bitboards is kept: packed into `K` words for the table of keys,
+/// unpacked to be tilted. `unpack(pack(s)) == s` for every reachable state.
+pub struct Codec<P, U> {
+    pub pack: P,
+    pub unpack: U,
+}
+
+/// Explores every state reachable from `start`. `tilt` writes the successor of a state
+/// into its output row; `is_win` marks terminal winning states (not expanded further).
+/// The state width `W` and key width `K` are constants (a caller with widths known only
+/// at run time matches on them) so that the tilt and the index work on arrays of known
+/// length. Path counts saturate at `path_cap` (at most `u32::MAX`: they are kept as
+/// `u32`).
+pub fn explore<const W: usize, const K: usize>(
+    start: &[u64; W],
+    limits: &Limits,
+    path_cap: u64,
+    mut tilt: impl FnMut(&[u64; W], Dir, &mut [u64; W]) -> Step,
+    is_win: impl Fn(&[u64; W]) -> bool,
+    codec: Codec<impl Fn(&[u64; W]) -> [u32; K], impl Fn(&[u32; K]) -> [u64; W]>,
+) -> Result<Graph, Exhausted> {
+    let path_cap = path_cap.min(u64::from(u32::MAX)) as u32;
+    let mut search = Search::new(limits.max_states, &(codec.pack)(start), is_win(start));
+    // Shortest paths to the states of the layer being expanded and of the next one, from
+    // id `base` on.
+    let mut paths: Vec<u32> = vec![1];
+    let mut base = 0u32;
+    let mut next = [0u64; W];
+    let (mut begin, mut end) = (0u32, 1u32);
+    let mut depth = 0u32;
+    while begin < end {
+        search.note_wins(begin..end, depth, &paths[..(end - begin) as usize]);
+        for u in begin..end {
+            if (u as usize).is_multiple_of(MARK) {
+                search.graph.marks.push(search.graph.succ.len() as u32);
+            }
+            if search.graph.info[u as usize] & WIN != 0 {
+                continue;
+            }
+            search.graph.expanded += 1;
+            limits.tick(search.graph.expanded)?;
+            let current = (codec.unpack)(search.key(u));
+            let from = paths[(u - base) as usize];
+            let mut moves = 0u8;
+            for dir in Dir::ALL {
+                if tilt(&current, dir, &mut next) != Step::Moved {
+                    continue;
+                }
+                let key = (codec.pack)(&next);
+                let (v, is_new) = search.intern(&key);
+                if is_new {
+                    search.add(&key, is_win(&next));
+                    paths.push(0);
+                }
+                // Only a state of the next layer is one move deeper.
+                if v >= end {
+                    let at = &mut paths[(v - base) as usize];
+                    *at = (u64::from(*at) + u64::from(from)).min(u64::from(path_cap)) as u32;
+                }
+                search.graph.succ.push(v);
+                moves |= 1 << dir.index();
+            }
+            search.graph.info[u as usize] |= moves << MOVES_SHIFT;
+        }
+        paths.drain(..(end - begin) as usize);
+        base = end;
+        (begin, end) = (end, search.graph.info.len() as u32);
+        depth += 1;
+    }
+    Ok(search.graph)
+}
+
+/// The graph being built and the index over its keys, typed by the key width.
+struct Search<const K: usize> {
+    graph: Graph,
+    index: Index,
+}
+
+impl<const K: usize> Search<K> {
+    /// A search from the state `start` packs to.
+    fn new(max_states: u64, start: &[u32; K], win: bool) -> Self {
+        // Room for everything the budget can reach, up to 2^26 entries: an expanded
+        // state adds at most four states and four edges. Memory is only touched when
+        // used, and no table is ever copied to grow. Plain pages, not huge ones: these
+        // tables fill from the front, and a huge page would hold up to 2 MiB of each
+        // before it is used. The generator's
+        // budgets (60,000) keep room for the budget alone: small tables that the
+        // allocator reuses.
+        let per_state = if max_states < 1 << 17 { 1 } else { 4 };
+        let room = max_states
+            .saturating_mul(per_state)
+            .saturating_add(1)
+            .min(1 << 26) as usize;
+        // A verification's budget starts the index with room for 2^16 states, so that
+        // the analyses of served levels never refill it; the generator's budgets start
+        // it small, since it is zeroed for every candidate.
+        let index_room = if per_state > 1 { 1 << 16 } else { 0 };
+        let mut search = Search {
+            graph: Graph {
+                keys: Vec::with_capacity(room * K),
+                stride: K,
+                info: Vec::with_capacity(room),
+                succ: Vec::with_capacity(room),
+                marks: Vec::with_capacity(room / MARK + 1),
+                par: None,
+                optimal: 0,
+                expanded: 0,
+            },
+            index: Index::with_room(index_room),
+        };
+        search.intern(start);
+        search.add(start, win);
+        search
+    }
+
+    #[inline(always)]
+    fn key(&self, id: u32) -> &[u32; K] {
+        key_of(&self.graph.keys, id)
+    }
+
+    /// The id of `key`, entered as the next id if new (the caller then adds it).
+    #[inline(always)]
+    fn intern(&mut self, key: &[u32; K]) -> (u32, bool) {
+        let keys = &self.graph.keys;
+        self.index.intern(
+            hash_key(key),
+            self.graph.info.len() as u32,
+            |id| key_of::<K>(keys, id) == key,
+            |id| hash_key(key_of::<K>(keys, id)),
+        )
+    }
+
+    /// Appends the state [`Search::intern`] just entered.
+    #[inline(always)]
+    fn add(&mut self, key: &[u32; K], win: bool) {
+        self.graph.keys.extend_from_slice(key);
+        self.graph.info.push(u8::from(win) * WIN);
+    }
+
+    /// At the first layer that holds a win: its depth is the par, and the shortest paths
+    /// to its wins are the optimal solutions.
+    fn note_wins(&mut self, layer: std::ops::Range<u32>, depth: u32, paths: &[u32]) {
+        if self.graph.par.is_some() {
+            return;
+        }
+        let info = &self.graph.info[layer.start as usize..layer.end as usize];
+        if !info.iter().any(|&i| i & WIN != 0) {
+            return;
+        }
+        self.graph.par = Some(depth);
+        self.graph.optimal = info
+            .iter()
+            .zip(paths)
+            .filter(|&(&i, _)| i & WIN != 0)
+            .fold(0u64, |acc, (_, &p)| acc + u64::from(p));
+    }
+}
+
+/// A key's hash, over its words two at a time.
+#[inline(always)]
+fn hash_key<const K: usize>(key: &[u32; K]) -> u64 {
+    let word = |i: usize| key.get(i).map_or(0, |&w| u64::from(w));
+    let words = [
+        word(0) | word(1) << 32,
+        word(2) | word(3) << 32,
+        word(4) | word(5) << 32,
+    ];
+    hash_words(&words[..K.div_ceil(2)])
+}
+
+/// Key `id` of a table of `K`-word keys.
+#[inline(always)]
+fn key_of<const K: usize>(keys: &[u32], id: u32) -> &[u32; K] {
+    let start = id as usize * K;
+    keys[start..start + K].try_into().expect("a key is K words")
+}
+
+impl Graph {
+    pub fn len(&self) -> usize {
+        self.info.len()
+    }
+
+    pub fn is_win(&self, i: usize) -> bool {
+        self.info[i] & WIN != 0
+    }
+
+    /// The packed key of state `i` (until [`Graph::forget_states`]).
+    pub fn key(&self, i: usize) -> &[u32] {
+        &self.keys[i * self.stride..(i + 1) * self.stride]
+    }
+
+    /// Frees the keys, for a caller that needs only the graph's shape from now on
+    /// (distances, counts, the solution walk): the largest table goes before the
+    /// distances are measured.
+    pub fn forget_states(&mut self) {
+        self.keys = Vec::new();
+    }
+
+    /// The directions of `u` with a successor, as bits in `Dir::ALL` order.
+    fn moves(&self, u: usize) -> u32 {
+        u32::from(self.info[u] >> MOVES_SHIFT)
+    }
+
+    /// The successor of `u` in each direction, or `NONE`.
+    fn row(&self, u: usize) -> [u32; 4] {
+        successors::row(&self.succ, &self.marks, u, |w| self.moves(w))
+    }
+
+    /// Fewest moves from each state to any win (`UNREACHABLE` when none), by a backward
+    /// breadth-first search over the predecessor lists.
+    pub fn distance_to_win(&self) -> Vec<u32> {
+        let n = self.len();
+        let preds = Preds::of_rows(n, n, &self.succ, |u| self.moves(u));
+        // The search keeps a bit per state and the queue (states by distance); the
+        // distances are written once the predecessor lists are gone.
+        let mut seen = vec![0u64; n.div_ceil(64)];
+        let mut queue: Vec<u32> = memory::with_capacity(n);
+        for i in 0..n {
+            if self.is_win(i) {
+                seen[i / 64] |= 1 << (i % 64);
+                queue.push(i as u32);
+            }
+        }
+        // `bounds[d]`: where distance d + 1 starts in the queue.
+        let mut bounds = Vec::new();
+        let mut head = 0;
+        while head < queue.len() {
+            let end = queue.len();
+            bounds.push(end);
+            while head < end {
+                let v = queue[head] as usize;
+                head += 1;
+                for &u in preds.of(v) {
+                    let (word, bit) = (u as usize / 64, 1u64 << (u % 64));
+                    if seen[word] & bit == 0 {
+                        seen[word] |= bit;
+                        queue.push(u);
+                    }
+                }
+            }
+        }
+        drop((preds, seen));
+        let mut dist = memory::filled(n, UNREACHABLE);
+        let mut start = 0;
+        for (d, &end) in bounds.iter().enumerate() {
+            for &v in &queue[start..end] {
+                dist[v as usize] = d as u32;
+            }
+            start = end;
+        }
+        dist
+    }
+
+    /// Fewest moves to win from the start, as the breadth-first search met it.
+    #[cfg(test)]
+    fn par(&self) -> Option<u32> {
+        self.par
+    }
+
+    /// Shortest winning sequences from the start, saturating at `cap` (and at the
+    /// explore cap).
+    pub fn optimal_paths(&self, cap: u64) -> u64 {
+        self.optimal.min(cap)
+    }
+
+    /// One shortest winning sequence from `from`: at each state the first direction (in
+    /// `Dir::ALL` order) that gets one move closer to a win.
+    pub fn shortest_win_from(&self, from: u32, dist: &[u32]) -> Option<Vec<Dir>> {
+        if dist[from as usize] == UNREACHABLE {
+            return None;
+        }
+        let mut moves = Vec::with_capacity(dist[from as usize] as usize);
+        let mut at = from as usize;
+        while dist[at] > 0 {
+            let row = self.row(at);
+            let (dir, next) = Dir::ALL
+                .into_iter()
+                .map(|d| (d, row[d.index()]))
+                .find(|&(_, v)| v != NONE && dist[v as usize] == dist[at] - 1)
+                .expect("a state at finite distance has a step closer");
+            moves.push(dir);
+            at = next as usize;
+        }
+        Some(moves)
+    }
+
+    /// Non-winning states from which no win is reachable.
+    pub fn dead_ends(&self, dist: &[u32]) -> u64 {
+        (0..self.len())
+            .filter(|&i| !self.is_win(i) && dist[i] == UNREACHABLE)
+            .count() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Stop;
+
+    /// Keys are the states themselves.
+    type Plain = Codec<fn(&[u64; 1]) -> [u32; 1], fn(&[u32; 1]) -> [u64; 1]>;
+
+    fn same() -> Plain {
+        Codec {
+            pack: |s| [s[0] as u32],
+            unpack: |k| [u64::from(k[0])],
+        }
+    }
+
+    /// A counter on 0..=5 where U adds one, D subtracts one; 5 wins, 0 is a trap with no
+    /// way out, and L from 3 loses.
+    fn counter_tilt(s: &[u64; 1], d: Dir, out: &mut [u64; 1]) -> Step {
+        let v = s[0];
+        let next = match d {
+            Dir::U => v + 1,
+            Dir::D if v > 0 && v != 1 => v - 1,
+            Dir::D if v == 1 => 0,
+            Dir::L if v == 3 => return Step::Lost,
+            _ => return Step::Same,
+        };
+        if v == 0 {
+            return Step::Same;
+        }
+        out[0] = next;
+        Step::Moved
+    }
+
+    #[test]
+    fn explores_counts_and_measures() {
+        let stop = Stop::never();
+        let limits = Limits {
+            max_states: 100,
+            stop: &stop,
+        };
+        let g = explore(&[2], &limits, 1000, counter_tilt, |s| s[0] == 5, same()).unwrap();
+        // States 2,3,1,4,0,5.
+        assert_eq!(g.len(), 6);
+        assert_eq!(g.par(), Some(3));
+        assert_eq!(g.optimal_paths(1000), 1);
+        let dist = g.distance_to_win();
+        assert_eq!(
+            g.shortest_win_from(0, &dist),
+            Some(vec![Dir::U, Dir::U, Dir::U])
+        );
+        // Only state 0 cannot win.
+        assert_eq!(g.dead_ends(&dist), 1);
+        // From 3 (state 1): U to 4, D to 2; L loses and R does nothing, so no edge.
+        assert_eq!(g.row(1), [3, 0, NONE, NONE]);
+    }
+
+    #[test]
+    fn solution_walk_skips_moves_into_dead_ends() {
+        // From 1, U (tried first) falls into the trap 0; D wins.
+        let tilt = |s: &[u64; 1], d: Dir, out: &mut [u64; 1]| match (s[0], d) {
+            (1, Dir::U) => {
+                out[0] = 0;
+                Step::Moved
+            }
+            (1, Dir::D) => {
+                out[0] = 2;
+                Step::Moved
+            }
+            _ => Step::Same,
+        };
+        let stop = Stop::never();
+        let limits = Limits {
+            max_states: 10,
+            stop: &stop,
+        };
+        let g = explore(&[1], &limits, 10, tilt, |s| s[0] == 2, same()).unwrap();
+        let dist = g.distance_to_win();
+        assert_eq!(g.shortest_win_from(0, &dist), Some(vec![Dir::D]));
+        assert_eq!(g.dead_ends(&dist), 1);
+    }
+
+    #[test]
+    fn state_budget_is_enforced() {
+        let stop = Stop::never();
+        let limits = Limits {
+            max_states: 2,
+            stop: &stop,
+        };
+        let err = explore(&[2], &limits, 10, counter_tilt, |s| s[0] == 5, same()).err();
+        assert_eq!(err, Some(Exhausted::States(2)));
+    }
+}

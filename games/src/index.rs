@@ -1,0 +1,262 @@
+//! The dense state index the state-graph solvers share (fruit, hopper, skiddy): states
+//! live once, by id, in the solver's own table of keys, and the index holds only ids.
+//!
+//! Open addressing with linear probing: a slot is 4 bytes, the key's id + 1 in the low
+//! bits and some bits of its hash (a tag) above them, 0 when empty. A probe compares tags
+//! and reads the key only on a match, which is almost only the key itself. The table is
+//! at most 75 % full and grows by refilling a table twice the size from the keys, the old
+//! one freed first: a state costs 4 to 11 bytes here, nothing is allocated per state,
+//! and two tables are never held at once (with a general hash map, that was the peak of
+//! a large analysis).
+//!
+//! Ids are whatever the caller appends next, so what a solver finds never depends on the
+//! hash function: only the speed does.
+
+use crate::memory;
+
+pub struct Index {
+    /// `LINE - 1` spare slots in front, so that `slots[first]` starts a cache line.
+    slots: Vec<u32>,
+    first: usize,
+    /// Slots in the table, a whole number of lines (any number: the home slot is a
+    /// multiply, not a mask).
+    size: u64,
+    /// The id part of a slot; the tag is the rest.
+    id_mask: u32,
+    len: usize,
+    /// Keys held before the next one makes the table grow: up to 75 % full.
+    room: usize,
+}
+
+/// Slots per 64-byte cache line.
+const LINE: usize = 16;
+/// The default table, in lines (16 KiB): no refill before 3,072 keys.
+const DEFAULT_LINES: usize = 256;
+/// The smallest table [`Index::with_room`] gives, in lines.
+const MIN_LINES: usize = 4;
+
+/// Folded multiplies over the words of a key: the full 128-bit product mixes every key
+/// bit into both halves (a plain multiply only carries bits upwards, and the home slot
+/// comes from the top bits).
+#[inline(always)]
+pub fn hash_words(words: &[u64]) -> u64 {
+    let mut h = words[0] ^ 0x243F_6A88_85A3_08D3;
+    for &w in &words[1..] {
+        h = fold(h, 0x9E37_79B9_7F4A_7C15) ^ w;
+    }
+    fold(h, 0xD6E8_FEB8_6659_FD93)
+}
+
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    product as u64 ^ (product >> 64) as u64
+}
+
+impl Default for Index {
+    fn default() -> Self {
+        Index::with_lines(DEFAULT_LINES)
+    }
+}
+
+impl Index {
+    /// Room for `keys` keys before the first growth: a caller that expects many states
+    /// saves the refills on the way, one that runs many small searches zeroes less.
+    /// Sizes stay a power of two of lines, so that a table of a given number of keys has
+    /// the same size however it started.
+    pub fn with_room(keys: usize) -> Index {
+        let lines = (keys / 3 * 4).div_ceil(LINE).max(MIN_LINES);
+        Index::with_lines(lines.next_power_of_two())
+    }
+
+    fn with_lines(lines: usize) -> Index {
+        let size = lines * LINE;
+        let slots: Vec<u32> = memory::zeroed(size + LINE - 1);
+        let misalignment = slots.as_ptr() as usize % (LINE * size_of::<u32>());
+        let first = (LINE - misalignment / size_of::<u32>()) % LINE;
+        // Ids stay below `room`, under `size`: the id part needs the bits of `size`.
+        let id_bits = usize::BITS - size.leading_zeros();
+        Index {
+            slots,
+            first,
+            size: size as u64,
+            id_mask: u32::MAX >> 32u32.saturating_sub(id_bits),
+            len: 0,
+            room: size / 4 * 3,
+        }
+    }
+
+    /// Keys indexed.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The home slot (counted from `first`) of a key with this hash: anywhere in the
+    /// table, not the first of its line, since probes from a line's first slot queue
+    /// behind every key of that line (8.5 probes a lookup against 2-3 in skiddy); with 16
+    /// slots a line, a probe rarely runs past the line that [`Index::prefetch`] fetched.
+    #[inline(always)]
+    fn home(&self, hash: u64) -> usize {
+        (((hash >> 32) * self.size) >> 32) as usize
+    }
+
+    /// The tag of a key with this hash: low hash bits, independent of the home slot.
+    #[inline(always)]
+    fn tag(&self, hash: u64) -> u32 {
+        hash as u32 & !self.id_mask
+    }
+
+    /// The id of the key with this hash for which `is_key` holds, or `None`.
+    #[inline(always)]
+    pub fn find(&self, hash: u64, is_key: impl Fn(u32) -> bool) -> Option<u32> {
+        let (tag, id_mask) = (self.tag(hash), self.id_mask);
+        let slots = &self.slots[self.first..];
+        let mut i = self.home(hash);
+        loop {
+            let slot = slots[i];
+            if slot == 0 {
+                return None;
+            }
+            if slot & !id_mask == tag && is_key((slot & id_mask) - 1) {
+                return Some((slot & id_mask) - 1);
+            }
+            i += 1;
+            if i == self.size as usize {
+                i = 0;
+            }
+        }
+    }
+
+    /// The id of the key with this hash for which `is_key` holds, or, when there is
+    /// none, `new_id` entered as its id; the flag says whether it was new. `new_id` is
+    /// the number of keys so far (the caller appends the key after a `true`), and
+    /// `hash_of` gives any earlier key's hash by id, for refilling a larger table.
+    #[inline(always)]
+    pub fn intern(
+        &mut self,
+        hash: u64,
+        new_id: u32,
+        is_key: impl Fn(u32) -> bool,
+        hash_of: impl Fn(u32) -> u64,
+    ) -> (u32, bool) {
+        if self.len >= self.room {
+            self.grow(new_id, hash_of);
+        }
+        let (tag, id_mask) = (self.tag(hash), self.id_mask);
+        let mut i = self.home(hash);
+        let end = self.size as usize;
+        let slots = &mut self.slots[self.first..];
+        loop {
+            let slot = slots[i];
+            if slot == 0 {
+                slots[i] = tag | (new_id + 1);
+                self.len += 1;
+                return (new_id, true);
+            }
+            if slot & !id_mask == tag {
+                let found = (slot & id_mask) - 1;
+                if is_key(found) {
+                    return (found, false);
+                }
+            }
+            i += 1;
+            if i == end {
+                i = 0;
+            }
+        }
+    }
+
+    /// Asks for the home line of a key with this hash ahead of its interning, so that
+    /// the miss is in flight while other work goes on.
+    #[inline(always)]
+    pub fn prefetch(&self, hash: u64) {
+        prefetch(&self.slots[self.first + self.home(hash)]);
+    }
+
+    /// Twice the lines, refilled with the `keys` ids so far: the old table is freed
+    /// first, so growing never holds two tables at once.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, keys: u32, hash_of: impl Fn(u32) -> u64) {
+        let lines = self.size as usize / LINE * 2;
+        self.slots = Vec::new();
+        *self = Index::with_lines(lines);
+        self.len = keys as usize;
+        let end = lines * LINE;
+        let slots = &mut self.slots[self.first..];
+        for id in 0..keys {
+            let hash = hash_of(id);
+            let mut i = (((hash >> 32) * self.size) >> 32) as usize;
+            while slots[i] != 0 {
+                i += 1;
+                if i == end {
+                    i = 0;
+                }
+            }
+            slots[i] = (hash as u32 & !self.id_mask) | (id + 1);
+        }
+    }
+}
+
+/// A hint to the cache to fetch the line of `slot`; no effect on the program's meaning.
+#[inline(always)]
+pub fn prefetch<T>(slot: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is only a hint and never faults; the pointer comes from a
+    // reference, and SSE (which has PREFETCHT0) is part of every x86_64 target.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((slot as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(i: u64) -> [u64; 2] {
+        [i.wrapping_mul(0x9E37_79B9), i ^ 0x5555]
+    }
+
+    #[test]
+    fn finds_what_it_stored_across_growth() {
+        let mut index = Index::default();
+        let mut keys: Vec<[u64; 2]> = Vec::new();
+        for i in 0..10_000u64 {
+            let k = key(i);
+            let (id, new) = index.intern(
+                hash_words(&k),
+                keys.len() as u32,
+                |id| keys[id as usize] == k,
+                |id| hash_words(&keys[id as usize]),
+            );
+            assert_eq!((id, new), (i as u32, true));
+            keys.push(k);
+        }
+        assert_eq!(index.len(), 10_000);
+        for i in (0..10_000u64).rev() {
+            let k = key(i);
+            let found = index.find(hash_words(&k), |id| keys[id as usize] == k);
+            assert_eq!(found, Some(i as u32));
+        }
+        let absent = [7, 7];
+        assert_eq!(
+            index.find(hash_words(&absent), |id| keys[id as usize] == absent),
+            None
+        );
+    }
+
+    #[test]
+    fn room_given_up_front_is_not_grown() {
+        let index = Index::with_room(100_000);
+        assert!(index.room >= 100_000);
+        assert!(index.size < 2 * 100_000 / 3 * 4);
+        assert_eq!(index.size, Index::default().size * 64);
+    }
+}
