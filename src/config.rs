@@ -43,6 +43,9 @@ pub enum Command {
     /// Simulated players of graded skill play levels of every tier; prints solve rates,
     /// the levels' measured ratings and how well they order the tiers (docs/difficulty.md).
     Simulate(SimulateArgs),
+    /// Refit each game's predicted-difficulty model to the ratings simulated players
+    /// measure on levels of other seeds (docs/difficulty.md).
+    Calibrate(CalibrateArgs),
     /// Check the statistics rollups against the stored levels and plays.
     Stats(StatsArgs),
     /// Keys for people: create, list, revoke (docs/security.md).
@@ -498,6 +501,26 @@ pub struct SimulateArgs {
     /// One JSON object per game, one a line, instead of the table.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Only this game (default: every game, one after the other).
+    #[arg(long)]
+    pub game: Option<String>,
+    /// Levels per tier to fit on, from seed 1,000,001 on (apart from `simulate`'s).
+    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u64).range(3..))]
+    pub levels: u64,
+    /// Bots in the population, the skills taken in turn from the weakest.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub bots: u64,
+    /// Seeds every bot's choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write each model to DIR/<game>/prior.json (at the repository root: `--write
+    /// games/src`, then commit) instead of printing it.
+    #[arg(long, value_name = "DIR")]
+    pub write: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -18,6 +18,7 @@ async fn main() -> anyhow::Result<()> {
         Some(Command::Bench(a)) if a.stats => levelforge::stats_bench::run(&a).await,
         Some(Command::Bench(a)) => levelforge::bench::run(&a),
         Some(Command::Simulate(a)) => levelforge::simulate::run(&a),
+        Some(Command::Calibrate(a)) => levelforge::calibrate::run(&a),
         Some(Command::Stats(a)) => cli::stats(&a).await,
         Some(Command::Keys(a)) => cli::keys(&a).await,
     }

@@ -11,7 +11,9 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use levelforge_games::registry;
-use levelforge_games::{Difficulty, Game, GenerateError, LevelRng, SKILLS, Skill, Status, Stop};
+use levelforge_games::{
+    Difficulty, Figures, Game, GenerateError, LevelRng, SKILLS, Skill, Status, Stop,
+};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -20,15 +22,7 @@ use crate::rating::{Rating, rate_play};
 
 /// `levelforge simulate`: every game asked for, one after the other.
 pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
-    let games: Vec<&dyn Game> = match &args.game {
-        Some(name) => vec![registry::find(name).with_context(|| {
-            format!(
-                "unknown game `{name}`: the games are {}",
-                registry::names().join(", ")
-            )
-        })?],
-        None => registry::all().to_vec(),
-    };
+    let games = games_named(args.game.as_deref())?;
     let setting = Setting {
         levels: args.levels,
         bots: args.bots as usize,
@@ -45,6 +39,19 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The game called `name`, or every game.
+pub fn games_named(name: Option<&str>) -> anyhow::Result<Vec<&'static dyn Game>> {
+    Ok(match name {
+        Some(name) => vec![registry::find(name).with_context(|| {
+            format!(
+                "unknown game `{name}`: the games are {}",
+                registry::names().join(", ")
+            )
+        })?],
+        None => registry::all().to_vec(),
+    })
+}
+
 /// One run's size and seed.
 #[derive(Clone, Copy, Debug)]
 pub struct Setting {
@@ -54,11 +61,14 @@ pub struct Setting {
     pub seed: u64,
 }
 
-/// A generated level, as the play route sees it.
-struct Level {
-    tier: Difficulty,
-    seed: u64,
+/// A generated level, as the play route sees it, with its solver figures and the rating
+/// the game's committed model predicts from them.
+pub struct Level {
+    pub tier: Difficulty,
+    pub seed: u64,
     document: Value,
+    pub figures: Figures,
+    pub prior: f64,
 }
 
 /// Bot `bot`'s skill: the skills in turn, weakest first.
@@ -66,33 +76,60 @@ fn skill_of(bot: usize) -> &'static Skill {
     &SKILLS[bot % SKILLS.len()]
 }
 
-/// Simulates one game: generate, play, rate, measure.
+/// Simulates one game over the levels of seeds 1..=levels: generate, play, rate, measure.
 pub fn simulate(game: &dyn Game, setting: &Setting) -> anyhow::Result<Report> {
     let started = Instant::now();
-    let levels = generate(game, setting.levels)?;
-    let solved = play_all(game, &levels, setting)?;
-    let ratings = rate(&solved, setting.bots);
+    let (levels, ratings) = measure(game, setting, 1)?;
     Ok(Report::new(
         game.name(),
         setting,
         &levels,
-        &solved,
         &ratings,
         started.elapsed().as_secs_f64(),
     ))
 }
 
-/// The levels of seeds 1..=count in every tier, seed by seed, so that the rating rounds
-/// meet the tiers mixed. A key the generator cannot serve is no level and is left out.
-fn generate(game: &dyn Game, count: u64) -> anyhow::Result<Vec<Level>> {
+/// The levels of `setting.levels` seeds from `first_seed` on, and what the bots measured
+/// of each: whether each bot solved it, and its rating.
+pub fn measure(
+    game: &dyn Game,
+    setting: &Setting,
+    first_seed: u64,
+) -> anyhow::Result<(Vec<Level>, Measured)> {
+    let levels = generate(game, first_seed..first_seed + setting.levels)?;
+    let solved = play_all(game, &levels, setting)?;
+    let (ratings, bots) = rate(&solved, setting.bots);
+    Ok((
+        levels,
+        Measured {
+            solved,
+            ratings,
+            bots,
+        },
+    ))
+}
+
+/// What the bots' plays gave: `solved[level][bot]`, each level's rating, and each
+/// bot's.
+pub struct Measured {
+    pub solved: Vec<Vec<bool>>,
+    pub ratings: Vec<Rating>,
+    pub bots: Vec<Rating>,
+}
+
+/// The levels of `seeds` in every tier, seed by seed, so that the rating rounds meet
+/// the tiers mixed. A key the generator cannot serve is no level and is left out.
+fn generate(game: &dyn Game, seeds: std::ops::Range<u64>) -> anyhow::Result<Vec<Level>> {
     let mut levels = Vec::new();
-    for seed in 1..=count {
+    for seed in seeds {
         for tier in Difficulty::ALL {
             match game.generate(tier, seed, &Stop::never()) {
                 Ok(generated) => levels.push(Level {
                     tier,
                     seed,
                     document: serde_json::from_str(&generated.json)?,
+                    figures: Figures::of_summary(&generated.summary),
+                    prior: generated.summary.prior_rating,
                 }),
                 Err(GenerateError::NoCandidateAccepted { .. }) => {}
                 Err(e) => bail!("{} {tier} {seed}: {e}", game.name()),
@@ -180,7 +217,7 @@ fn name_word(name: &str) -> u64 {
 /// Every level's rating after the plays, rated one at a time as the play route rates
 /// them. Round `r` gives level `i` to bot `(i + r) % bots`, so every bot plays every
 /// level once and every bot's rating moves along with the levels'.
-fn rate(solved: &[Vec<bool>], bots: usize) -> Vec<Rating> {
+fn rate(solved: &[Vec<bool>], bots: usize) -> (Vec<Rating>, Vec<Rating>) {
     let mut levels = vec![Rating::default(); solved.len()];
     let mut players = vec![Rating::default(); bots];
     for round in 0..bots {
@@ -191,7 +228,7 @@ fn rate(solved: &[Vec<bool>], bots: usize) -> Vec<Rating> {
             levels[i] = rated.level;
         }
     }
-    levels
+    (levels, players)
 }
 
 /// The chance that a level drawn from `harder` is rated above one drawn from `easier`
@@ -232,6 +269,12 @@ pub struct Report {
     pub tiers: Vec<(Difficulty, TierReport)>,
     /// `easy<medium`, `medium<hard`, `hard<expert`: see [`auc`].
     pub tier_auc: Vec<(String, Option<f64>)>,
+    /// How well the committed model's priors rank the measured ratings (Spearman): none
+    /// of these levels is one the model was fitted on (`levelforge calibrate` fits on
+    /// other seeds).
+    pub prior_spearman: Option<f64>,
+    /// Each skill's mean rating over its bots: the scale the levels' ratings are on.
+    pub skill_ratings: BTreeMap<&'static str, f64>,
     pub seconds: f64,
 }
 
@@ -240,10 +283,10 @@ impl Report {
         game: &'static str,
         setting: &Setting,
         levels: &[Level],
-        solved: &[Vec<bool>],
-        ratings: &[Rating],
+        measured: &Measured,
         seconds: f64,
     ) -> Report {
+        let (solved, ratings) = (&measured.solved, &measured.ratings);
         let in_tier = |tier: Difficulty| -> Vec<usize> {
             (0..levels.len())
                 .filter(|&i| levels[i].tier == tier)
@@ -263,11 +306,26 @@ impl Report {
                 (name, auc(&rated(pair[0]), &rated(pair[1])))
             })
             .collect();
+        let priors: Vec<f64> = levels.iter().map(|l| l.prior).collect();
+        let measured_ratings: Vec<f64> = ratings.iter().map(|r| r.rating).collect();
+        let skill_ratings = SKILLS
+            .iter()
+            .filter_map(|skill| {
+                let of_skill: Vec<f64> = (0..measured.bots.len())
+                    .filter(|&bot| skill_of(bot).name == skill.name)
+                    .map(|bot| measured.bots[bot].rating)
+                    .collect();
+                let mean = of_skill.iter().sum::<f64>() / of_skill.len() as f64;
+                (!of_skill.is_empty()).then_some((skill.name, mean.round()))
+            })
+            .collect();
         Report {
             game,
             setting: *setting,
             tiers,
             tier_auc,
+            prior_spearman: levelforge_games::prior::spearman(&priors, &measured_ratings),
+            skill_ratings,
             seconds,
         }
     }
@@ -292,8 +350,8 @@ impl Report {
             "skills": SKILLS,
             "tiers": tiers,
             "tier_auc": tier_auc,
-            // Item 2's comparison of these ratings with the generator's prior: not yet.
-            "prior_spearman": null,
+            "prior_spearman": self.prior_spearman.map(|r| (r * 1000.0).round() / 1000.0),
+            "skill_ratings": self.skill_ratings,
             "seconds": (self.seconds * 10.0).round() / 10.0,
         })
     }
@@ -336,6 +394,16 @@ impl Report {
             })
             .collect();
         println!("tier AUC: {}", aucs.join(", "));
+        let skills: Vec<String> = self
+            .skill_ratings
+            .iter()
+            .map(|(name, rating)| format!("{name} {rating:.0}"))
+            .collect();
+        println!("bots' ratings: {}", skills.join(", "));
+        match self.prior_spearman {
+            Some(r) => println!("prior against measured rating, Spearman: {r:.3}"),
+            None => println!("prior against measured rating, Spearman: -"),
+        }
         println!();
     }
 }
@@ -390,7 +458,7 @@ mod tests {
     #[test]
     fn a_level_every_bot_fails_ends_above_one_every_bot_solves() {
         let solved = vec![vec![true; 4], vec![false; 4]];
-        let ratings = rate(&solved, 4);
+        let (ratings, _) = rate(&solved, 4);
         assert!(ratings[0].rating < 1500.0 && ratings[1].rating > 1500.0);
     }
 }

@@ -36,7 +36,7 @@ pub const SKILLS: [Skill; 4] = [
         name: "novice",
         depth: 1,
         budget_percent: 150,
-        mistakes_per_mille: 250,
+        mistakes_per_mille: 350,
     },
     Skill {
         name: "casual",
@@ -52,9 +52,9 @@ pub const SKILLS: [Skill; 4] = [
     },
     Skill {
         name: "expert",
-        depth: 4,
+        depth: 5,
         budget_percent: 300,
-        mistakes_per_mille: 20,
+        mistakes_per_mille: 10,
     },
 ];
 

@@ -486,6 +486,9 @@ pub trait Puzzle: Send + Sync + 'static {
     const PALETTE: &'static [Piece];
     /// Every medal [`Puzzle::medals`] can award.
     const MEDALS: &'static [&'static str] = &["par"];
+    /// The predicted-difficulty model, the JSON of the game's `prior.json`
+    /// ([`crate::prior`]; `levelforge calibrate` writes it).
+    const PRIOR: &'static str;
 
     /// Width, height, grid and the game's extra fields, in the JSON shape of docs/games.md.
     /// Its JSON Schema (as every type below) is the game's part of the HTTP contract.

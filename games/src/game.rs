@@ -15,6 +15,7 @@ use crate::core::{
     RuleError, Status, Stop, Tier,
 };
 use crate::document::{LevelDocument, MetricsDocument};
+use crate::prior::{Figures, PriorModel};
 use crate::rng::LevelRng;
 
 /// A game as the service uses it.
@@ -64,6 +65,9 @@ pub trait Game: Send + Sync {
     ) -> Result<BotPlay<Value>, GameError>;
     /// The game's fixed heavy level for solver benchmarks, as a level document.
     fn bench_level(&self) -> Value;
+    /// The game's predicted-difficulty model ([`crate::prior`]); a generated level's
+    /// [`Summary::prior_rating`] is its prediction.
+    fn prior_model(&self) -> PriorModel;
     /// The JSON Schemas of the game's documents and rule ids, by name (see [`crate::contract`]).
     fn schemas(&self) -> BTreeMap<String, Value>;
 }
@@ -90,6 +94,9 @@ pub struct Summary {
     pub metrics: Box<RawValue>,
     /// Why earlier candidates were thrown away, by reason.
     pub rejections: BTreeMap<&'static str, u32>,
+    /// The rating the game's model predicts from these figures ([`crate::prior`]): the
+    /// level's starting rating. Kept beside the level, never inside its bytes.
+    pub prior_rating: f64,
 }
 
 /// A replay outcome: the JSON answer and the fields the store keeps.
@@ -373,19 +380,19 @@ impl<P: Puzzle> Game for Adapter<P> {
         let accepted = generate_level::<P>(difficulty, seed, stop)?;
         let metrics = accepted.metrics_json();
         let json = accepted.to_json(difficulty, seed, &metrics);
-        Ok(Generated {
-            json,
-            summary: Summary {
-                par: accepted.par,
-                attempts: accepted.attempts,
-                generate_ms: accepted.generate_ms,
-                solve_ms: accepted.solve_ms,
-                states: accepted.analysis.states,
-                solution_count: accepted.analysis.solution_count,
-                metrics,
-                rejections: accepted.rejections,
-            },
-        })
+        let mut summary = Summary {
+            par: accepted.par,
+            attempts: accepted.attempts,
+            generate_ms: accepted.generate_ms,
+            solve_ms: accepted.solve_ms,
+            states: accepted.analysis.states,
+            solution_count: accepted.analysis.solution_count,
+            metrics,
+            rejections: accepted.rejections,
+            prior_rating: 0.0,
+        };
+        summary.prior_rating = self.prior_model().predict(&Figures::of_summary(&summary));
+        Ok(Generated { json, summary })
     }
 
     fn verify(&self, document: &Value, limits: &Limits) -> Result<Value, GameError> {
@@ -524,6 +531,10 @@ impl<P: Puzzle> Game for Adapter<P> {
             budget: played.budget,
             won: played.won,
         })
+    }
+
+    fn prior_model(&self) -> PriorModel {
+        PriorModel::parse(P::PRIOR).unwrap_or_else(|e| panic!("{}: {e}", P::NAME))
     }
 
     fn bench_level(&self) -> Value {

@@ -14,6 +14,7 @@ pub mod grid;
 pub mod index;
 pub mod memory;
 pub mod play;
+pub mod prior;
 pub mod registry;
 pub mod rng;
 pub mod successors;
@@ -35,4 +36,5 @@ pub use crate::core::{
 };
 pub use crate::game::{Accepted, CheckOutcome, Game, GameError, GenerateError, Generated, Summary};
 pub use crate::play::Play;
+pub use crate::prior::{Figures, PriorModel};
 pub use crate::rng::LevelRng;

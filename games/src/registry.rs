@@ -9,7 +9,9 @@
 //! 4. its schemas in openapi.yaml (level, metrics, moves, outcome, rule ids, all derived
 //!    from its types): `LEVELFORGE_UPDATE_OPENAPI=1 cargo test --lib contract` at the
 //!    repository root rewrites the generated block; commit it;
-//! 5. its row in docs/difficulty.md: `levelforge simulate --game <game>`'s figures.
+//! 5. its predicted-difficulty model: `levelforge calibrate --game <game> --write games/src`
+//!    rewrites its `prior.json` (the template's predicts 1500 for every level); commit it;
+//! 6. its row in docs/difficulty.md: `levelforge simulate --game <game>`'s figures.
 //!
 //! The catalog, fuzz targets and `levelforge bench` pick a registered game up by
 //! themselves. Tests enforce the README, the golden file and the row in

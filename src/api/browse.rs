@@ -16,7 +16,9 @@ use jiff::{Span, Timestamp};
 use super::daily::Day;
 use super::params;
 use super::problem::ApiError;
-use crate::store::{Browse, Cursor, DayRange, GroupStats, LevelSummary, Percentiles, StatsFilter};
+use crate::store::{
+    Browse, BrowseSort, Cursor, DayRange, GroupStats, LevelSummary, Percentiles, StatsFilter,
+};
 
 pub const BROWSE_DEFAULT_LIMIT: u32 = 50;
 pub const BROWSE_MAX_LIMIT: u32 = 200;
@@ -33,6 +35,8 @@ pub struct BrowseQuery {
     pub rating_min: Option<f64>,
     pub rating_max: Option<f64>,
     pub above_par_min: Option<f64>,
+    pub prior_gap_min: Option<f64>,
+    pub sort: Option<String>,
     #[serde(default, deserialize_with = "params::canonical_param")]
     pub limit: Option<u32>,
     pub after: Option<String>,
@@ -71,6 +75,7 @@ fn browse_request(state: &AppState, q: &BrowseQuery) -> Result<Browse, ApiError>
         ("rating_min", q.rating_min),
         ("rating_max", q.rating_max),
         ("above_par_min", q.above_par_min),
+        ("prior_gap_min", q.prior_gap_min),
     ] {
         if bound.is_some_and(|r| !r.is_finite()) {
             return Err(ApiError::BadRequest(format!(
@@ -79,6 +84,13 @@ fn browse_request(state: &AppState, q: &BrowseQuery) -> Result<Browse, ApiError>
         }
     }
     ordered("rating", q.rating_min, q.rating_max)?;
+    let sort = browse_sort(q.sort.as_deref())?;
+    if sort == BrowseSort::PriorGap && q.after.is_some() {
+        return Err(ApiError::BadRequest(
+            "`sort=prior_gap` is one page, the levels farthest from their prior: it takes no `after`"
+                .into(),
+        ));
+    }
     let after = q
         .after
         .as_deref()
@@ -93,9 +105,21 @@ fn browse_request(state: &AppState, q: &BrowseQuery) -> Result<Browse, ApiError>
         rating_min: q.rating_min,
         rating_max: q.rating_max,
         above_par_min: q.above_par_min,
+        prior_gap_min: q.prior_gap_min,
+        sort,
         limit,
         after,
     })
+}
+
+fn browse_sort(text: Option<&str>) -> Result<BrowseSort, ApiError> {
+    match text {
+        None | Some("par") => Ok(BrowseSort::Par),
+        Some("prior_gap") => Ok(BrowseSort::PriorGap),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "`sort` is `par` or `prior_gap`, not `{other}`"
+        ))),
+    }
 }
 
 /// The URL of the page after `cursor`, with the same filters.
@@ -118,6 +142,9 @@ fn next_link(request: &Browse, cursor: Cursor) -> String {
     }
     if let Some(min) = request.above_par_min {
         link += &format!("&above_par_min={min}");
+    }
+    if let Some(min) = request.prior_gap_min {
+        link += &format!("&prior_gap_min={min}");
     }
     link + &format!("&limit={}&after={cursor}", request.limit)
 }
@@ -151,7 +178,7 @@ pub async fn browse(
     rows.truncate(request.limit as usize);
     let next = rows
         .last()
-        .filter(|_| more)
+        .filter(|_| more && request.sort == BrowseSort::Par)
         .and_then(LevelSummary::cursor)
         .map(|cursor| next_link(&request, cursor));
     let levels: Vec<Value> = rows.iter().map(with_links).collect();

@@ -199,6 +199,7 @@ fn game_routes(state: &AppState) -> Router<AppState> {
         .route("/levels/{difficulty}/{seed}/hint", post(levels::hint))
         .route("/players", post(players::create))
         .route("/players/me", get(players::me).delete(players::erase))
+        .route("/players/me/next", get(players::next))
         // Set before the CORS layer, so that it wraps the 405 too and answers preflights.
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed });
     match cors_layer(&state.cors_origins) {

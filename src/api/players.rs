@@ -2,16 +2,18 @@
 //! the token then names the player on every play, and on `/players/me`.
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRequestParts, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
 use serde_json::{Map, json};
 
 use super::AppState;
 use super::auth::Player;
-use super::params::ClientIp;
+use super::params::{self, ClientIp};
 use super::problem::ApiError;
 use crate::auth::{Kind, NewSecret, now};
+use crate::next::{NextError, Offset};
 use crate::rating::tenths;
 
 /// `POST /players`: a new player and its token, shown only in this answer.
@@ -58,4 +60,49 @@ pub async fn erase(State(state): State<AppState>, player: Player) -> Result<Stat
     state.auth.store().erase_player(&player.id).await?;
     state.auth.forget(&player.token).await;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The query of `GET /players/me/next`.
+#[derive(Debug, Deserialize, FromRequestParts)]
+#[from_request(via(Query), rejection(ApiError))]
+pub struct NextQuery {
+    game: Option<String>,
+    /// How far from the player's rating: `easiest` (-600) to `hardest` (+600).
+    #[serde(default)]
+    difficulty: Offset,
+}
+
+/// `GET /players/me/next`: the level that fits the player now, chosen near their rating
+/// and never one they have met; the client fetches it from `url`, its immutable address.
+pub async fn next(
+    State(state): State<AppState>,
+    player: Player,
+    client: ClientIp,
+    query: NextQuery,
+) -> Result<Response, ApiError> {
+    let game = params::game(query.game.as_deref(), state.default_game)?;
+    let next =
+        crate::next::choose(&state.levels, game, &player.id, query.difficulty, client.0).await?;
+    let key = next.key;
+    let answer = json!({
+        "difficulty": key.difficulty,
+        "seed": key.seed,
+        "url": format!("/levels/{}/{}?game={}", key.difficulty, key.seed, key.game),
+        "rating": tenths(next.rating),
+        "expected_score": (next.expected_score * 1000.0).round() / 1000.0,
+    });
+    Ok(([(header::CACHE_CONTROL, "no-store")], Json(answer)).into_response())
+}
+
+impl From<NextError> for ApiError {
+    fn from(e: NextError) -> Self {
+        match e {
+            NextError::Store(e) => e.into(),
+            NextError::Level(e) => e.into(),
+            NextError::NothingFits => ApiError::Unavailable {
+                detail: e.to_string(),
+                retry_after_s: 1,
+            },
+        }
+    }
 }

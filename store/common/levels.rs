@@ -5,7 +5,9 @@
 
 use levelforge_store::browse::SummaryRow;
 use levelforge_store::rollups::{Rollups, random_shard};
-use levelforge_store::{Browse, LevelKey, LevelSummary, NewLevel, StoreError, seed_to_column};
+use levelforge_store::{
+    Browse, BrowseSort, LevelKey, LevelSummary, NewLevel, StoreError, seed_to_column,
+};
 
 impl crate::Backend {
     pub(crate) async fn stored_level(&self, key: &LevelKey) -> Result<Option<String>, StoreError> {
@@ -43,6 +45,7 @@ impl crate::Backend {
             s.solution_count as i64,
             s.metrics.get(),
             level.json,
+            s.prior_rating,
         )
         .execute(&mut *tx)
         .await?
@@ -61,6 +64,9 @@ impl crate::Backend {
     /// One page in (par, seed, difficulty) order; each filter is a parameter that may be
     /// NULL.
     pub(crate) async fn browse_page(&self, b: &Browse) -> Result<Vec<LevelSummary>, StoreError> {
+        if b.sort == BrowseSort::PriorGap {
+            return self.farthest_from_prior(b).await;
+        }
         let after = b.after;
         let rows = sqlx::query_file_as!(
             SummaryRow,
@@ -76,6 +82,23 @@ impl crate::Backend {
             b.above_par_min,
             after.map(|a| seed_to_column(a.seed)),
             after.map(|a| a.difficulty.as_str()),
+            i64::from(b.limit),
+            b.prior_gap_min,
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let mut page: Vec<LevelSummary> = rows.into_iter().map(LevelSummary::from).collect();
+        self.with_par_ratings(b.game, &mut page).await?;
+        Ok(page)
+    }
+
+    async fn farthest_from_prior(&self, b: &Browse) -> Result<Vec<LevelSummary>, StoreError> {
+        let rows = sqlx::query_file_as!(
+            SummaryRow,
+            "queries/levels/farthest_from_prior.sql",
+            b.game,
+            b.difficulty.map(|d| d.as_str()),
+            b.prior_gap_min,
             i64::from(b.limit),
         )
         .fetch_all(&self.pool)

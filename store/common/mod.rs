@@ -9,6 +9,7 @@ pub(crate) mod credentials;
 pub(crate) mod first_play;
 pub(crate) mod idempotency;
 pub(crate) mod levels;
+pub(crate) mod next;
 pub(crate) mod operations;
 pub(crate) mod rollup_reads;
 pub(crate) mod stats;

@@ -6,6 +6,8 @@ use futures_util::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+use levelforge::store::rating::{Rating, rate_play};
+
 use crate::helpers::{Backend, TestApp, TestDatabase};
 
 on_both_backends!(
@@ -16,6 +18,7 @@ on_both_backends!(
     a_first_play_moves_both_ratings_and_repeats_do_not,
     concurrent_first_plays_rate_once_per_player_and_level,
     rating_above_par_compares_a_level_with_its_par_peers,
+    browse_finds_the_levels_farthest_from_their_prior,
     daily_redirects_to_todays_date_then_serves_that_level_forever,
     packs_are_consecutive_stored_levels,
     boolean_key_metrics_count_the_levels_with_them,
@@ -260,6 +263,18 @@ async fn play(app: &TestApp, seed: u64, moves: &Value, client: &str) -> Value {
 }
 
 /// Seeds of the easy levels whose rating is within the query's bounds.
+/// The browse summary of easy `seed`.
+async fn summary(app: &TestApp, seed: u64) -> Value {
+    let page = app.browse("difficulty=easy&limit=200").await;
+    page["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["seed"] == seed)
+        .cloned()
+        .unwrap_or_else(|| panic!("easy {seed} is stored: {page}"))
+}
+
 async fn rated_seeds(app: &TestApp, bounds: &str) -> Vec<u64> {
     seeds(&app.browse(&format!("difficulty=easy&{bounds}")).await)
 }
@@ -268,16 +283,26 @@ async fn a_first_play_moves_both_ratings_and_repeats_do_not(backend: Backend) {
     let app = start(backend).await;
     let easy = seed_store(&app).await;
     // A newcomer solving a new level: both move, the change bounded to 100.
+    // The level starts at its prior, the newcomer at 1500; both with the wide deviation.
+    let prior = summary(&app, 2).await["prior_rating"].as_f64().unwrap();
     let first = play(&app, 2, &easy[1]["solution"], "alice").await;
     assert_eq!(first["rated"], true, "{first}");
     assert_eq!(first["player_rating"]["before"], 1500.0);
-    assert_eq!(first["player_rating"]["after"], 1600.0);
-    assert_eq!(first["level_rating"]["after"], 1400.0);
+    let level = Rating {
+        rating: prior,
+        ..Rating::default()
+    };
+    let rated = rate_play(Rating::default(), level, true);
+    let tenths = |x: f64| (x * 10.0).round() / 10.0;
+    assert_eq!(first["player_rating"]["after"], tenths(rated.player.rating));
+    assert_eq!(first["level_rating"]["after"], tenths(rated.level.rating));
+    assert!(rated.player.rating > 1500.0 && rated.level.rating < prior);
     // Her second play of the same level is stored but not rated.
     let again = play(&app, 2, &json!(""), "alice").await;
     assert_eq!(again["rated"], false, "{again}");
     assert!(again.get("level_rating").is_none());
-    assert_eq!(rated_seeds(&app, "rating_max=1450").await, [2]);
+    let bound = rated.level.rating + 0.5;
+    assert_eq!(rated_seeds(&app, &format!("rating_max={bound}")).await, [2]);
     app.stop().await;
 }
 
@@ -310,10 +335,22 @@ async fn concurrent_first_plays_rate_once_per_player_and_level(backend: Backend)
     let app = start(backend).await;
     let easy = seed_store(&app).await;
     let levels = rate_levels_three_to_five(&app, &easy).await;
-    assert_eq!(rated_seeds(&app, "rating_min=1600").await, [3, 5]);
-    assert_eq!(rated_seeds(&app, "rating_max=1450").await, [4]);
+    let of = |seed: u64| levels.iter().find(|l| l["seed"] == seed).unwrap();
+    let moved = |seed: u64| {
+        of(seed)["rating"].as_f64().unwrap() - of(seed)["prior_rating"].as_f64().unwrap()
+    };
+    // Losses lift a level above its prior, wins lower it.
+    assert!(
+        moved(3) > 0.0 && moved(5) > 0.0 && moved(4) < 0.0,
+        "{levels:?}"
+    );
+    for seed in [3, 4, 5] {
+        let rating = of(seed)["rating"].as_f64().unwrap();
+        let window = format!("rating_min={}&rating_max={}", rating - 0.05, rating + 0.05);
+        assert_eq!(rated_seeds(&app, &window).await, [seed]);
+    }
     assert_eq!(
-        rated_seeds(&app, "rating_min=1000&rating_max=4000").await,
+        rated_seeds(&app, "rating_min=400&rating_max=4000").await,
         [3, 4, 5]
     );
     for level in &levels {
@@ -390,6 +427,52 @@ async fn rating_above_par_compares_a_level_with_its_par_peers(backend: Backend) 
         [2, 3, 4, 5],
         "every rated level"
     );
+    app.stop().await;
+}
+
+/// Every stored level has the prior its figures predicted; `prior_gap_min` and
+/// `sort=prior_gap` find the rated ones players moved farthest from it.
+async fn browse_finds_the_levels_farthest_from_their_prior(backend: Backend) {
+    let app = start(backend).await;
+    let easy = seed_store(&app).await;
+    let levels = rate_levels_three_to_five(&app, &easy).await;
+    let gap =
+        |l: &Value| (l["rating"].as_f64().unwrap() - l["prior_rating"].as_f64().unwrap()).abs();
+    for level in &levels {
+        assert!(level["prior_rating"].is_number(), "{level}");
+    }
+    let rated: Vec<&Value> = levels.iter().filter(|l| !l["rating"].is_null()).collect();
+    let mut by_gap: Vec<(f64, u64)> = rated
+        .iter()
+        .map(|l| (gap(l), l["seed"].as_u64().unwrap()))
+        .collect();
+    by_gap.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let sorted = app.browse("difficulty=easy&sort=prior_gap").await;
+    assert!(sorted["next"].is_null(), "{sorted}");
+    let expected: Vec<u64> = by_gap.iter().map(|(_, seed)| *seed).collect();
+    let got: Vec<u64> = sorted["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["seed"].as_u64().unwrap())
+        .collect();
+    assert_eq!(got, expected, "farthest from the prior first");
+    // Gaps are compared on tenths; a bound between the two largest keeps the first only.
+    let bound = (by_gap[0].0 + by_gap[1].0) / 2.0;
+    assert!(
+        by_gap[0].0 - by_gap[1].0 > 0.5,
+        "the fixture moves levels by different amounts"
+    );
+    assert_eq!(
+        rated_seeds(&app, &format!("prior_gap_min={bound}")).await,
+        [by_gap[0].1]
+    );
+    app.assert_bad_requests(&[
+        "/levels?sort=rating",
+        "/levels?sort=prior_gap&after=1:1:easy",
+        "/levels?prior_gap_min=NaN",
+    ])
+    .await;
     app.stop().await;
 }
 

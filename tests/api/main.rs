@@ -38,6 +38,7 @@ mod docker_context;
 mod docs_links;
 mod helpers;
 mod http;
+mod next;
 mod ops;
 mod play;
 mod proxy_cache;

@@ -203,7 +203,10 @@ async fn a_flood_of_cold_requests_does_not_starve_warm_ones() {
     // requests behind cold ones. That would show as most of them slow, or one waiting
     // out the flood.
     assert!(p95 < 200.0, "warm p95 {p95:.1} ms under the flood");
-    assert!(max < 2000.0, "a warm request waited {max:.1} ms under the flood");
+    assert!(
+        max < 2000.0,
+        "a warm request waited {max:.1} ms under the flood"
+    );
     server.stop().await;
 }
 

@@ -90,6 +90,7 @@ impl Puzzle for Fruit {
     const TITLE: &'static str = "Fruit Dating";
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+    const PRIOR: &'static str = include_str!("prior.json");
     const KEY_METRICS: &'static [&'static str] = &["dead_ends", "reachable", "pairs", "stones"];
     const PALETTE: &'static [Piece] = &[
         Piece::new('.', "floor"),

@@ -98,6 +98,7 @@ impl Puzzle for Hashi {
     const TITLE: &'static str = "Hashi Flow";
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+    const PRIOR: &'static str = include_str!("prior.json");
     const KEY_METRICS: &'static [&'static str] =
         &["nodes", "guesses", "depth", "forced_permille", "waves"];
     const PALETTE: &'static [Piece] = &[

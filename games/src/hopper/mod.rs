@@ -78,6 +78,7 @@ impl Puzzle for Hopper {
     const TITLE: &'static str = "Hopper";
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+    const PRIOR: &'static str = include_str!("prior.json");
     const KEY_METRICS: &'static [&'static str] = &["stars", "arrows", "dirt", "grass"];
     const PALETTE: &'static [Piece] = &[
         Piece::new('~', "water"),

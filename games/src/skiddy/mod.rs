@@ -124,6 +124,7 @@ impl Puzzle for Skiddy {
     const TITLE: &'static str = "Skiddy";
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+    const PRIOR: &'static str = include_str!("prior.json");
     const KEY_METRICS: &'static [&'static str] = &[
         "dead_ends",
         "real_states",

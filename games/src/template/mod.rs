@@ -69,6 +69,7 @@ impl Puzzle for Template {
     const TITLE: &'static str = "Template";
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
+    const PRIOR: &'static str = include_str!("prior.json");
     const KEY_METRICS: &'static [&'static str] = &["walls"];
     const PALETTE: &'static [Piece] = &[
         Piece::new('.', "floor"),

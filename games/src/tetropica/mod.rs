@@ -88,6 +88,7 @@ impl Puzzle for Tetropica {
     const TITLE: &'static str = "Tetropica";
     const VERSION: u32 = 1;
     const SOLUTION_COUNT_CAP: u64 = COUNT_CAP;
+    const PRIOR: &'static str = include_str!("prior.json");
     const KEY_METRICS: &'static [&'static str] = &["pieces", "min_pieces", "placements", "rocks"];
     const PALETTE: &'static [Piece] = &[
         Piece::new('o', "tile"),

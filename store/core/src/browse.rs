@@ -20,9 +20,25 @@ pub struct Browse {
     /// Keeps levels rated at least this far above the mean rating of the rated levels
     /// with the same game, tier and par: the ones players find harder than par says.
     pub above_par_min: Option<f64>,
+    /// Keeps rated levels whose rating lies at least this far from their prior, either
+    /// way: the levels players find other than their figures predicted.
+    pub prior_gap_min: Option<f64>,
+    /// The page's order.
+    pub sort: BrowseSort,
     /// Rows wanted; the store returns at most this many.
     pub limit: u32,
     pub after: Option<Cursor>,
+}
+
+/// A browse page's order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BrowseSort {
+    /// (par, seed, difficulty), in keyset pages.
+    #[default]
+    Par,
+    /// Farthest from the prior first (rated levels with a prior only): one page, the
+    /// levels most mis-tiered by their figures.
+    PriorGap,
 }
 
 /// The position of the last level of a page: `par:seed:difficulty` in URLs.
@@ -78,6 +94,9 @@ pub struct LevelSummary {
     /// `rating` minus the mean rating of the rated levels of the same game, tier and
     /// par; null until rated.
     pub rating_above_par: Option<f64>,
+    /// The rating the level's solver figures predicted when it was generated, its
+    /// starting rating (docs/difficulty.md); null for levels stored before the model.
+    pub prior_rating: Option<f64>,
 }
 
 impl LevelSummary {
@@ -109,6 +128,7 @@ pub struct SummaryRow {
     pub rating: f64,
     pub rating_deviation: f64,
     pub rated_plays: i64,
+    pub prior_rating: Option<f64>,
 }
 
 impl From<SummaryRow> for LevelSummary {
@@ -129,6 +149,7 @@ impl From<SummaryRow> for LevelSummary {
             rating_deviation: tenths(row.rating_deviation),
             rated_plays: row.rated_plays,
             rating_above_par: None, // see `set_par_ratings`
+            prior_rating: row.prior_rating.map(tenths),
         }
     }
 }
@@ -173,7 +194,11 @@ pub fn set_par_ratings(page: &mut [LevelSummary], buckets: &[BucketRating]) {
 impl Browse {
     /// Whether the page is limited to rated levels.
     pub fn rated_only(&self) -> bool {
-        self.rating_min.is_some() || self.rating_max.is_some() || self.above_par_min.is_some()
+        self.rating_min.is_some()
+            || self.rating_max.is_some()
+            || self.above_par_min.is_some()
+            || self.prior_gap_min.is_some()
+            || self.sort == BrowseSort::PriorGap
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod browse;
 pub mod credentials;
+pub mod next;
 pub mod plays;
 pub mod rating;
 pub mod rollups;
@@ -20,8 +21,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use levelforge_games::{Difficulty, Status, Summary};
 
-pub use browse::{Browse, Cursor, LevelSummary};
+pub use browse::{Browse, BrowseSort, Cursor, LevelSummary};
 pub use credentials::{KeyRecord, NewKey, NewSession, PlayerRating, StoredSecret};
+pub use next::{NextCandidate, NextQuery};
 pub use plays::{PlayRatings, StoredPlay};
 pub use rollups::Rollups;
 pub use stats::{DayRange, DayStats, GroupStats, Percentiles, PlayStats, StatsFilter};
@@ -167,6 +169,27 @@ pub trait Store: Send + Sync {
     /// Erases a player: the account (so its token), its ratings, and its name on its
     /// plays, which stay as anonymous plays so that every statistic keeps its count.
     async fn erase_player(&self, id: &str) -> Result<(), StoreError>;
+    /// A player's rating in one game, if a rated play has moved it.
+    async fn player_rating(
+        &self,
+        id: &str,
+        game: &str,
+    ) -> Result<Option<rating::Rating>, StoreError>;
+
+    // --- The next level for a player (docs/difficulty.md) -------------------------------
+
+    /// Stored levels in the query's rating window that the player has neither played
+    /// nor been served, nearest the target first.
+    async fn next_candidates(
+        &self,
+        query: &NextQuery<'_>,
+    ) -> Result<Vec<NextCandidate>, StoreError>;
+    /// Records that `next` chose this level for the player; false when it was already
+    /// chosen for them (by another request or replica), so it must not be served.
+    async fn mark_served(&self, player: &str, key: &LevelKey, now: i64)
+    -> Result<bool, StoreError>;
+    /// How many levels of `game` `next` has chosen for the player.
+    async fn served_count(&self, player: &str, game: &str) -> Result<i64, StoreError>;
 
     // --- Keys and dashboard sessions ----------------------------------------------------
 
@@ -227,6 +250,10 @@ macro_rules! with_store_methods {
             fn player_token_hash(id: &str) -> Option<String> => token_hash_of_player;
             fn player_ratings(id: &str) -> Vec<$crate::PlayerRating> => ratings_of_player;
             fn erase_player(id: &str) -> () => erase;
+            fn player_rating(id: &str, game: &str) -> Option<$crate::rating::Rating> => rating_of_player;
+            fn next_candidates(query: &$crate::NextQuery<'_>) -> Vec<$crate::NextCandidate> => candidates_for_next;
+            fn mark_served(player: &str, key: &$crate::LevelKey, now: i64) -> bool => served_next;
+            fn served_count(player: &str, game: &str) -> i64 => count_served;
             fn create_key(key: &$crate::NewKey<'_>) -> () => new_key;
             fn keys() -> Vec<$crate::KeyRecord> => all_keys;
             fn live_key_count(now: i64) -> i64 => live_keys;

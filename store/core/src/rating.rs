@@ -88,6 +88,12 @@ pub fn rate_play(player: Rating, level: Rating, solved: bool) -> RatedPlay {
     }
 }
 
+/// The chance that `player` solves `level`: Glicko-2's expected score, which weighs the
+/// gap by both sides' deviations.
+pub fn expected_score(player: Rating, level: Rating) -> f64 {
+    skillratings::glicko2::expected_score(&player.into(), &level.into()).0
+}
+
 /// A rating figure rounded for people (tenths): the JSON shows no float noise.
 pub fn tenths(x: f64) -> f64 {
     (x * 10.0).round() / 10.0

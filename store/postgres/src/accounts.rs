@@ -10,7 +10,8 @@ impl PgStore {
     pub(crate) async fn erase(&self, id: &str) -> Result<(), StoreError> {
         sqlx::query!(
             "WITH ratings AS (DELETE FROM players WHERE client = $1),
-                plays AS (UPDATE plays SET client = NULL WHERE client = $1)
+                plays AS (UPDATE plays SET client = NULL WHERE client = $1),
+                served AS (DELETE FROM next_served WHERE client = $1)
             DELETE FROM player_accounts WHERE id = $1",
             id,
         )

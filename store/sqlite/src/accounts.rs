@@ -15,6 +15,9 @@ impl SqliteStore {
         sqlx::query!("UPDATE plays SET client = NULL WHERE client = ?1", id)
             .execute(&mut *tx)
             .await?;
+        sqlx::query!("DELETE FROM next_served WHERE client = ?1", id)
+            .execute(&mut *tx)
+            .await?;
         sqlx::query!("DELETE FROM player_accounts WHERE id = ?1", id)
             .execute(&mut *tx)
             .await?;

@@ -1,0 +1,172 @@
+//! `GET /players/me/next`: the level that fits a player, chosen near their rating plus
+//! the offset they ask for (lichess's puzzle difficulty steps), never one they have
+//! played or been served (docs/difficulty.md).
+//!
+//! Stored levels come first, in windows around the target that widen when nothing fits;
+//! their ratings are their priors until players move them. Past the widest window, fresh
+//! seeds of the tier whose predicted ratings lie nearest the target are generated and
+//! stored as any level is, so the client still fetches the level by its immutable URL.
+
+use std::net::IpAddr;
+
+use levelforge_games::{Difficulty, Figures, Game, LevelRng};
+use levelforge_store::rating::Rating;
+use levelforge_store::{LevelKey, NextQuery, StoreError};
+use serde::Deserialize;
+
+use crate::levels::{LevelError, LevelService};
+
+/// How far from their own rating a player asks to be served.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Offset {
+    Easiest,
+    Easier,
+    #[default]
+    Normal,
+    Harder,
+    Hardest,
+}
+
+impl Offset {
+    /// Rating points added to the player's rating: lichess's steps.
+    pub fn points(self) -> f64 {
+        match self {
+            Offset::Easiest => -600.0,
+            Offset::Easier => -300.0,
+            Offset::Normal => 0.0,
+            Offset::Harder => 300.0,
+            Offset::Hardest => 600.0,
+        }
+    }
+}
+
+/// Half-widths of the rating windows tried in turn.
+const WINDOWS: [f64; 3] = [25.0, 50.0, 100.0];
+/// Candidates read per window: a few, in case another request takes the nearest.
+const CANDIDATES: u32 = 4;
+/// The stream of ChaCha the fresh seeds come from (`next` in ASCII).
+const FRESH_STREAM: u64 = 0x6e65_7874;
+/// Fresh levels generated when no stored level is within the widest window; the
+/// nearest is served.
+const FRESH_TRIES: usize = 6;
+
+/// The level chosen, and what the player can expect of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Next {
+    pub key: LevelKey,
+    /// The level's rating (its prior until played).
+    pub rating: f64,
+    /// The chance the player solves it, by Glicko-2's expected score.
+    pub expected_score: f64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum NextError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Level(#[from] LevelError),
+    #[error("no level could be found for this player; try again")]
+    NothingFits,
+}
+
+/// Chooses the next level of `game` for `player` and records it as served to them.
+pub async fn choose(
+    levels: &LevelService,
+    game: &'static dyn Game,
+    player: &str,
+    offset: Offset,
+    client: Option<IpAddr>,
+) -> Result<Next, NextError> {
+    let store = levels.store();
+    let rating = store
+        .player_rating(player, game.name())
+        .await?
+        .unwrap_or_default();
+    let target = rating.rating + offset.points();
+    for half_width in WINDOWS {
+        let query = NextQuery {
+            game: game.name(),
+            player,
+            low: target - half_width,
+            high: target + half_width,
+            target,
+            limit: CANDIDATES,
+        };
+        for candidate in store.next_candidates(&query).await? {
+            let Ok(difficulty) = candidate.difficulty.parse::<Difficulty>() else {
+                continue;
+            };
+            let key = LevelKey {
+                game: game.name(),
+                difficulty,
+                seed: candidate.seed,
+            };
+            if store.mark_served(player, &key, crate::auth::now()).await? {
+                return Ok(next(key, rating, candidate.as_rating()));
+            }
+        }
+    }
+    fresh(levels, game, player, rating, target, client).await
+}
+
+/// The nearest to `target` of a few fresh levels, from the two tiers whose predictions
+/// lie nearest it (a target between two tiers' levels is served from both sides). The
+/// others stay stored, candidates for later requests.
+async fn fresh(
+    levels: &LevelService,
+    game: &'static dyn Game,
+    player: &str,
+    rating: Rating,
+    target: f64,
+    client: Option<IpAddr>,
+) -> Result<Next, NextError> {
+    let model = game.prior_model();
+    let tiers = model.tiers_near(target);
+    let tiers = if tiers.is_empty() {
+        vec![Difficulty::Medium]
+    } else {
+        tiers
+    };
+    // Any seeds will do, since the key decides the level; drawn from ChaCha seeded by how
+    // many levels the player has been served, so that a player's path is reproducible.
+    let served = levels.store().served_count(player, game.name()).await?;
+    let mut seeds = LevelRng::for_play([served as u64, FRESH_STREAM, 0, 0]);
+    let mut fresh = Vec::with_capacity(FRESH_TRIES);
+    for attempt in 0..FRESH_TRIES {
+        let key = LevelKey {
+            game: game.name(),
+            difficulty: tiers[attempt % tiers.len().min(2)],
+            seed: 1 + seeds.below(u64::from(u32::MAX)),
+        };
+        let level = levels.get_for(game, key, client).await?;
+        let document = level.document();
+        let par = document["par"].as_u64().unwrap_or(0) as u32;
+        fresh.push((key, model.predict(&Figures::of(par, &document["metrics"]))));
+    }
+    fresh.sort_by(|a, b| (a.1 - target).abs().total_cmp(&(b.1 - target).abs()));
+    for (key, prior) in fresh {
+        // A request racing this one for the same player may have taken it already.
+        if levels
+            .store()
+            .mark_served(player, &key, crate::auth::now())
+            .await?
+        {
+            let level_rating = Rating {
+                rating: prior,
+                ..Rating::default()
+            };
+            return Ok(next(key, rating, level_rating));
+        }
+    }
+    Err(NextError::NothingFits)
+}
+
+fn next(key: LevelKey, player: Rating, level: Rating) -> Next {
+    Next {
+        key,
+        rating: level.rating,
+        expected_score: levelforge_store::rating::expected_score(player, level),
+    }
+}
