@@ -489,7 +489,7 @@ pub fn unpack_any(key: &[u32], words: usize) -> Vec<u64> {
 /// Whether a colour's two fruits stand orthogonally next to each other.
 #[inline]
 pub fn has_adjacent_pair(word: u64) -> bool {
-    word & (word << 1) & NOT_COL0 != 0 || word & (word << 8) != 0
+    word & ((word << 1) & NOT_COL0 | word << 8) != 0
 }
 
 fn neighbour_table(w: usize, h: usize) -> [[u8; 64]; 4] {
