@@ -4,10 +4,10 @@
 //! Open addressing with linear probing: a slot is 4 bytes, the key's id + 1 in the low
 //! bits and some bits of its hash (a tag) above them, 0 when empty. A probe compares tags
 //! and reads the key only on a match, which is almost only the key itself. The table is
-//! at most 75 % full and grows by refilling a table twice the size from the keys, the old
-//! one freed first: a state costs 4 to 11 bytes here, nothing is allocated per state,
-//! and two tables are never held at once (with a general hash map, that was the peak of
-//! a large analysis).
+//! at most 75 % full and grows by refilling a table twice the size from the keys (eight
+//! times while under 128 KiB), the old one freed first: from 128 KiB on a state costs 4
+//! to 11 bytes here, nothing is allocated per state, and two tables are never held at
+//! once (with a general hash map, that was the peak of a large analysis).
 //!
 //! Ids are whatever the caller appends next, so what a solver finds never depends on the
 //! hash function: only the speed does.
@@ -34,6 +34,10 @@ const LINE: usize = 16;
 const DEFAULT_LINES: usize = 256;
 /// The smallest table [`Index::with_room`] gives, in lines.
 const MIN_LINES: usize = 4;
+/// Tables under this many slots (128 KiB) grow eightfold, larger ones twofold: a search
+/// that starts small and finds thousands of states refills a small table a few times
+/// instead of ten, and the size a large one ends at is the same.
+const FAST_GROWTH: u64 = 1 << 15;
 
 /// Folded multiplies over the words of a key: the full 128-bit product mixes every key
 /// bit into both halves (a plain multiply only carries bits upwards, and the home slot
@@ -45,6 +49,13 @@ pub fn hash_words(words: &[u64]) -> u64 {
         h = fold(h, 0x9E37_79B9_7F4A_7C15) ^ w;
     }
     fold(h, 0xD6E8_FEB8_6659_FD93)
+}
+
+/// [`hash_words`] of two words in one multiply (each word salted, as wyhash does): for
+/// keys of two words looked up millions of times.
+#[inline(always)]
+pub fn hash_two(a: u64, b: u64) -> u64 {
+    fold(a ^ 0x243F_6A88_85A3_08D3, b ^ 0x9E37_79B9_7F4A_7C15)
 }
 
 #[inline(always)]
@@ -182,7 +193,7 @@ impl Index {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, keys: u32, hash_of: impl Fn(u32) -> u64) {
-        let lines = self.size as usize / LINE * 2;
+        let lines = self.size as usize / LINE * if self.size < FAST_GROWTH { 8 } else { 2 };
         self.slots = Vec::new();
         *self = Index::with_lines(lines);
         self.len = keys as usize;

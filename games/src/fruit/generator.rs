@@ -524,20 +524,28 @@ fn unsolve(
             && !graph.is_win(i)
             && board.stones_expressible(rules::packed_stones(graph.key(i)))
     };
-    let cap = params.target_par.1.unwrap_or(u32::MAX);
-    let target = (0..graph.len())
-        .filter(|&i| playable(i) && dist[i] <= cap)
-        .map(|i| dist[i])
-        .max();
-    let Some(target) = target else {
-        return Err(Rejection::Candidate("unsolvable layout"));
+    // The target is the largest distance within the cap that a playable board has: the
+    // distances are tried from the largest down, so that only the boards at the distance
+    // tried are checked.
+    let mut bound = params.target_par.1.unwrap_or(u32::MAX).min(UNREACHABLE - 1);
+    let (target, at_target) = loop {
+        let Some(distance) = dist.iter().copied().filter(|&d| d <= bound).max() else {
+            return Err(Rejection::Candidate("unsolvable layout"));
+        };
+        let at: Vec<usize> = (0..graph.len())
+            .filter(|&i| dist[i] == distance && playable(i))
+            .collect();
+        if !at.is_empty() {
+            break (distance, at);
+        }
+        let Some(below) = distance.checked_sub(1) else {
+            return Err(Rejection::Candidate("unsolvable layout"));
+        };
+        bound = below;
     };
     if target < params.target_par.0 {
         return Err(Rejection::Candidate("too easy"));
     }
-    let at_target: Vec<usize> = (0..graph.len())
-        .filter(|&i| playable(i) && dist[i] == target)
-        .collect();
     let most_pairs = at_target
         .iter()
         .map(|&i| rules::packed_pairs(graph.key(i), colours))

@@ -14,7 +14,7 @@
 //! wins. Predecessor lists are built only for the distances, once the keys are freed.
 
 use crate::core::{Dir, Exhausted, Limits};
-use crate::index::{Index, hash_words};
+use crate::index::{Index, hash_two, hash_words};
 use crate::memory;
 use crate::successors::{self, MARK, NONE, Preds};
 
@@ -142,9 +142,8 @@ impl<const K: usize> Search<K> {
         // state adds at most four states and four edges. Memory is only touched when
         // used, and no table is ever copied to grow. Plain pages, not huge ones: these
         // tables fill from the front, and a huge page would hold up to 2 MiB of each
-        // before it is used. The generator's
-        // budgets (60,000) keep room for the budget alone: small tables that the
-        // allocator reuses.
+        // before it is used. The generator's budgets (60,000) keep room for the budget
+        // alone: small tables that the allocator reuses.
         let per_state = if max_states < 1 << 17 { 1 } else { 4 };
         let room = max_states
             .saturating_mul(per_state)
@@ -224,7 +223,11 @@ fn hash_key<const K: usize>(key: &[u32; K]) -> u64 {
         word(2) | word(3) << 32,
         word(4) | word(5) << 32,
     ];
-    hash_words(&words[..K.div_ceil(2)])
+    if K.div_ceil(2) == 2 {
+        hash_two(words[0], words[1])
+    } else {
+        hash_words(&words[..K.div_ceil(2)])
+    }
 }
 
 /// Key `id` of a table of `K`-word keys.

@@ -172,8 +172,9 @@ impl Board {
 
     /// One tilt of `state` in direction `d`, written to `out` (rules steps 1-5 of
     /// games/src/fruit/README.md), for a solver whose state width is a constant.
+    /// After [`Step::Same`] and [`Step::Lost`], `out` holds no particular board.
     pub fn tilt<const W: usize>(&self, state: &[u64; W], d: Dir, out: &mut [u64; W]) -> Step {
-        match self.resolve(state, d, out) {
+        match self.resolve::<false>(state, d, out) {
             Ok(true) => Step::Moved,
             Ok(false) => Step::Same,
             Err(_) => Step::Lost,
@@ -184,13 +185,19 @@ impl Board {
     /// nothing in steps 1 and 4 cannot match a pair in step 5 (no reachable board has a
     /// matching pair), so "nothing moved" means "not a move".
     pub fn tilt_explained(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<bool, Loss> {
-        self.resolve(state, d, out)
+        self.resolve::<true>(state, d, out)
     }
 
     /// The tilt itself, inlined into each caller so that a constant state width unrolls
-    /// its loops over the words.
+    /// its loops over the words. Without `WHOLE_BOARD`, a tilt that moved nothing stops
+    /// before step 5: its verdict is already known, only `out` would differ.
     #[inline(always)]
-    fn resolve(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<bool, Loss> {
+    fn resolve<const WHOLE_BOARD: bool>(
+        &self,
+        state: &[u64],
+        d: Dir,
+        out: &mut [u64],
+    ) -> Result<bool, Loss> {
         // From the row's length, not the letters: a constant once inlined, so the loops
         // over the colours unroll.
         let colours = out.len() - 1;
@@ -201,6 +208,9 @@ impl Board {
             return Err(Loss::Eaten);
         }
         let pulled = self.pull_tongues(out)?;
+        if !WHOLE_BOARD && !(moved | pulled) {
+            return Ok(false);
+        }
         for word in &mut out[..colours] {
             if has_adjacent_pair(*word) {
                 *word = 0;
@@ -216,6 +226,17 @@ impl Board {
     /// onto mud at any point sinks (stones cross mud freely).
     #[inline(always)]
     fn slide_all(&self, words: &mut [u64], d: Dir) -> Result<bool, Loss> {
+        // Without mud no fruit can sink: the loop then skips tracking where fruit went.
+        if self.mud == 0 {
+            self.slide::<false>(words, d)
+        } else {
+            self.slide::<true>(words, d)
+        }
+    }
+
+    /// [`Board::slide_all`], tracking the cells fruit entered when `MUD`.
+    #[inline(always)]
+    fn slide<const MUD: bool>(&self, words: &mut [u64], d: Dir) -> Result<bool, Loss> {
         // A rotation moves every bit one cell along d; `can_step` keeps the bits that
         // would wrap around the board out of it.
         let shift = match d {
@@ -235,7 +256,9 @@ impl Board {
                 break;
             }
             moved = true;
-            fruit_entered |= (movers & !words[stones]).rotate_left(shift);
+            if MUD {
+                fruit_entered |= (movers & !words[stones]).rotate_left(shift);
+            }
             for word in words.iter_mut() {
                 let leaving = *word & movers;
                 *word = (*word ^ leaving) | leaving.rotate_left(shift);
@@ -340,31 +363,39 @@ const STONE_SHIFT: u32 = 9;
 const STONE_BITS: u32 = 64 - STONE_SHIFT;
 /// Colours whose codes fit in one `u128` beside the stones.
 const WIDE_COLOURS: usize = ((128 - STONE_BITS) / PAIR_BITS) as usize;
-/// Cells no fruit stands on: (0, 0) is always wall, (7, 7) wall or off the board. The
-/// code of a colour no longer in play names these two.
+/// Cells no fruit stands on: (0, 0) is always wall, (7, 7) wall or off the board.
 const NO_FRUIT: u64 = 1 | 1 << 63;
+/// The code of a colour no longer in play (see [`pair_code`]).
+const EMPTY_CODE: u64 = 0xFFF;
 
 /// Key words (`u32`) for a state of `words` bitboards.
 pub const fn key_words(words: usize) -> usize {
     (STONE_BITS as usize + PAIR_BITS as usize * (words - 1)).div_ceil(32)
 }
 
-/// A colour's code: its two cells, 6 bits each (a colour holds two fruits or none: a
-/// pair leaves together; none is cells 0 and 63).
+/// A colour's code, 6 bits each: its low cell, then 63 less its high cell (a colour
+/// holds two fruits or none: a pair leaves together). With the [`NO_FRUIT`] cells added,
+/// the word is never zero, so each end is one bit scan with no test for an empty word,
+/// whose code, [`EMPTY_CODE`], names those two cells.
 #[inline(always)]
 fn pair_code(word: u64) -> u64 {
     debug_assert!(
         matches!(word.count_ones(), 0 | 2),
         "a colour has 0 or 2 fruits"
     );
-    u64::from(word.trailing_zeros() & 63) | u64::from((word.leading_zeros() ^ 63) & 63) << 6
+    u64::from((word | 1 << 63).trailing_zeros()) | u64::from((word | 1).leading_zeros()) << 6
 }
 
 /// The colour a code names.
 #[inline(always)]
 fn pair_of(code: u64) -> u64 {
-    (1u64 << (code & 63) | 1u64 << (code >> 6 & 63)) & !NO_FRUIT
+    (1u64 << (code & 63) | 1u64 << (!code >> 6 & 63)) & !NO_FRUIT
 }
+
+/// Keys of this many words (up to three colours) are laid out so that no code crosses a
+/// word: the stones in the first two words, the codes from the third on, and what
+/// spills past the third (the last 4 bits of a third colour's) above the stones.
+const SHORT_KEY: usize = 3;
 
 /// A state (one bitboard per colour, then the stones) packed for the solver's table of
 /// keys: the stones shifted down to 55 bits, then each colour's code in 12 bits; 12
@@ -373,7 +404,19 @@ fn pair_of(code: u64) -> u64 {
 #[inline(always)]
 pub fn pack<const W: usize, const K: usize>(state: &[u64; W]) -> [u32; K] {
     let colours = &state[..W - 1];
-    let mut wide = u128::from(state[W - 1] >> STONE_SHIFT);
+    let stones = state[W - 1] >> STONE_SHIFT;
+    if K == SHORT_KEY {
+        let codes = colours.iter().enumerate().fold(0, |acc, (i, &word)| {
+            acc | pair_code(word) << (PAIR_BITS * i as u32)
+        });
+        let low = stones | (codes >> 32) << STONE_BITS;
+        return std::array::from_fn(|k| match k {
+            0 => low as u32,
+            1 => (low >> 32) as u32,
+            _ => codes as u32,
+        });
+    }
+    let mut wide = u128::from(stones);
     let mut rest = 0u64;
     for (i, &word) in colours.iter().enumerate() {
         if i < WIDE_COLOURS {
@@ -388,34 +431,46 @@ pub fn pack<const W: usize, const K: usize>(state: &[u64; W]) -> [u32; K] {
     })
 }
 
+/// The code of colour `i` in a packed key.
+#[inline(always)]
+fn code_of(key: &[u32], i: usize) -> u64 {
+    let code = if key.len() == SHORT_KEY {
+        let codes = u64::from(key[2]) | u64::from(key[1] >> (STONE_BITS - 32)) << 32;
+        codes >> (PAIR_BITS * i as u32)
+    } else if i < WIDE_COLOURS {
+        let word = |k: usize| key.get(k).map_or(0, |&w| u128::from(w) << (32 * k));
+        let wide = word(0) | word(1) | word(2) | word(3);
+        (wide >> (STONE_BITS + PAIR_BITS * i as u32)) as u64
+    } else {
+        let word = |k: usize| key.get(k).map_or(0, |&w| u64::from(w) << (32 * (k - 4)));
+        (word(4) | word(5)) >> (PAIR_BITS * (i - WIDE_COLOURS) as u32)
+    };
+    code & 0xFFF
+}
+
 /// The state [`pack`] packed.
 #[inline(always)]
 pub fn unpack<const W: usize, const K: usize>(key: &[u32; K]) -> [u64; W] {
-    let word = |k: usize| key.get(k).map_or(0, |&w| u128::from(w) << (32 * (k % 4)));
-    let wide = word(0) | word(1) | word(2) | word(3);
-    let rest = (word(4) | word(5)) as u64;
     let mut state = [0u64; W];
-    state[W - 1] = (wide as u64 & (u64::MAX >> STONE_SHIFT)) << STONE_SHIFT;
+    state[W - 1] = packed_stones(key);
     for (i, out) in state[..W - 1].iter_mut().enumerate() {
-        let code = if i < WIDE_COLOURS {
-            (wide >> (STONE_BITS + PAIR_BITS * i as u32)) as u64
-        } else {
-            rest >> (PAIR_BITS * (i - WIDE_COLOURS) as u32)
-        };
-        *out = pair_of(code & 0xFFF);
+        *out = pair_of(code_of(key, i));
     }
     state
 }
 
 /// The stones of a packed key.
+#[inline(always)]
 pub fn packed_stones(key: &[u32]) -> u64 {
     ((u64::from(key[0]) | u64::from(key[1]) << 32) & (u64::MAX >> STONE_SHIFT)) << STONE_SHIFT
 }
 
-/// The colours still in play in a packed key of `colours` colours.
+/// The colours still in play in a packed key of `colours` colours, read off their codes
+/// (nothing unpacked).
 pub fn packed_pairs(key: &[u32], colours: usize) -> u32 {
-    let state = unpack_any(key, colours + 1);
-    state[..colours].iter().filter(|&&w| w != 0).count() as u32
+    (0..colours)
+        .filter(|&i| code_of(key, i) != EMPTY_CODE)
+        .count() as u32
 }
 
 /// [`unpack`] for a width known only at run time (the generator's few reads).
@@ -434,7 +489,7 @@ pub fn unpack_any(key: &[u32], words: usize) -> Vec<u64> {
 /// Whether a colour's two fruits stand orthogonally next to each other.
 #[inline]
 pub fn has_adjacent_pair(word: u64) -> bool {
-    word & (word << 1) & NOT_COL0 != 0 || word & (word << 8) != 0
+    word & ((word << 1) & NOT_COL0 | word << 8) != 0
 }
 
 fn neighbour_table(w: usize, h: usize) -> [[u8; 64]; 4] {

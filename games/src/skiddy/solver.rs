@@ -14,7 +14,7 @@
 //! lists.
 
 use crate::core::{Dir, Exhausted, Limits};
-use crate::index::{Index, hash_words};
+use crate::index::{Index, hash_two};
 use crate::memory;
 use crate::successors::{self, MARK, Preds};
 
@@ -36,7 +36,7 @@ const BATCH: usize = 32;
 #[inline]
 fn hash(state: State) -> u64 {
     let [a, b, c] = state.0;
-    hash_words(&[u64::from(a) | u64::from(b) << 32, u64::from(c)])
+    hash_two(u64::from(a) | u64::from(b) << 32, u64::from(c))
 }
 
 /// The id of `key` in `index`, entered as the next id (`keys.len()`) if new; the flag
