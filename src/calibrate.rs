@@ -50,6 +50,7 @@ pub fn calibrate(
     setting: &Setting,
 ) -> anyhow::Result<PriorModel> {
     let (levels, measured) = simulate::measure(game, setting, FIRST_SEED)?;
+    let report = simulate::Report::new(game.name(), setting, &levels, &measured, 0.0);
     let figures: Vec<_> = levels.iter().map(|l| l.figures.clone()).collect();
     let ratings: Vec<f64> = measured.ratings.iter().map(|r| r.rating).collect();
     let mut model = prior::fit(&figures, &ratings, RIDGE)
@@ -76,6 +77,8 @@ pub fn calibrate(
         "first_seed": FIRST_SEED,
         "ridge": RIDGE,
         "spearman_in_fit": prior::spearman(&predicted, &ratings).map(|r| (r * 1000.0).round() / 1000.0),
+        // The dashboard's chart draws these beside the players' ratings.
+        "solve_rates": report.solve_rates(),
     }));
     Ok(model)
 }

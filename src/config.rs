@@ -501,6 +501,10 @@ pub struct SimulateArgs {
     /// One JSON object per game, one a line, instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Also draw each game's chart, measured against predicted rating and the solve
+    /// rates by skill, to DIR/<game>.svg.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

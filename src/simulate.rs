@@ -30,6 +30,11 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
     };
     for game in games {
         let report = simulate(game, &setting)?;
+        if let Some(dir) = &args.plot {
+            let path = dir.join(format!("{}.svg", game.name()));
+            std::fs::write(&path, report.chart())
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
         if args.json {
             println!("{}", report.to_json());
         } else {
@@ -275,11 +280,13 @@ pub struct Report {
     pub prior_spearman: Option<f64>,
     /// Each skill's mean rating over its bots: the scale the levels' ratings are on.
     pub skill_ratings: BTreeMap<&'static str, f64>,
+    /// Every level's prior and measured rating.
+    pub points: Vec<crate::difficulty_chart::Point>,
     pub seconds: f64,
 }
 
 impl Report {
-    fn new(
+    pub fn new(
         game: &'static str,
         setting: &Setting,
         levels: &[Level],
@@ -326,8 +333,47 @@ impl Report {
             tier_auc,
             prior_spearman: levelforge_games::prior::spearman(&priors, &measured_ratings),
             skill_ratings,
+            points: levels
+                .iter()
+                .zip(ratings)
+                .map(|(level, rating)| crate::difficulty_chart::Point {
+                    tier: level.tier,
+                    predicted: level.prior,
+                    measured: rating.rating,
+                })
+                .collect(),
             seconds,
         }
+    }
+
+    /// Per tier, the solve rate of each skill.
+    pub fn solve_rates(&self) -> BTreeMap<String, BTreeMap<String, f64>> {
+        self.tiers
+            .iter()
+            .map(|(tier, report)| {
+                let rates = report
+                    .solve_rate_by_skill
+                    .iter()
+                    .map(|(skill, rate)| (skill.to_string(), (rate * 100.0).round() / 100.0))
+                    .collect();
+                (tier.to_string(), rates)
+            })
+            .collect()
+    }
+
+    /// The chart of `--plot`.
+    pub fn chart(&self) -> String {
+        let skills: Vec<&str> = SKILLS.iter().map(|k| k.name).collect();
+        let s = &self.setting;
+        let title = format!(
+            "{}: {} levels per tier, {} bots, seed {}",
+            self.game, s.levels, s.bots, s.seed
+        );
+        crate::difficulty_chart::chart(
+            &title,
+            &self.points,
+            &crate::difficulty_chart::curves_of(&skills, &self.solve_rates()),
+        )
     }
 
     /// The JSON object of `--json`.

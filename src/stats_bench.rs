@@ -1,7 +1,8 @@
 //! `levelforge bench --stats`: the designer routes at scale. Fills an empty database with
 //! synthetic levels and plays by bulk SQL, builds the rollups the way
 //! `levelforge stats --recompute` does, then serves it on 127.0.0.1 and times `/stats`,
-//! `/stats?difficulty=hard`, the CSV and a browse page over HTTP; last, the write path:
+//! `/stats?difficulty=hard`, the CSV, a browse page and a player's next level over HTTP;
+//! last, the write path:
 //! plays stored per second with and without rollup upkeep. See docs/stats.md.
 
 use std::sync::Arc;
@@ -99,28 +100,53 @@ async fn read_routes(store: &dyn Store, url: &str, requests: usize) -> anyhow::R
         "/stats?format=csv",
         "/levels?game=fruit&difficulty=hard&par_min=9&limit=50",
     ] {
-        let mut times = Vec::with_capacity(requests);
-        for run in 0..WARMUP + requests {
-            let started = Instant::now();
-            let status = get(address, path, &key.token).await?;
-            ensure!(status == 200, "{path}: HTTP {status}");
-            if run >= WARMUP {
-                times.push(started.elapsed().as_secs_f64() * 1000.0);
-            }
-        }
-        times.sort_by(f64::total_cmp);
-        println!(
-            "{:<48} {:>6} {:>9.1} {:>9.1} {:>9.1}",
-            path,
-            times.len(),
-            crate::bench::nearest_rank(&times, 0.5),
-            crate::bench::nearest_rank(&times, 0.95),
-            times.last().copied().unwrap_or(0.0)
-        );
+        time_route(address, path, &key.token, requests).await?;
     }
+    // A player's next level: each request also records the level as served to them, so
+    // the player is erased (and its served levels with it) at the end.
+    let player = crate::auth::NewSecret::generate(crate::auth::Kind::Player);
+    store
+        .create_player(&player.id, &player.hash, crate::auth::now())
+        .await?;
+    time_route(
+        address,
+        "/players/me/next?game=fruit",
+        &player.token,
+        requests,
+    )
+    .await?;
+    store.erase_player(&player.id).await?;
     let _ = stop.send(());
     server.await??;
     store.revoke_key(&name, crate::auth::now()).await?;
+    Ok(())
+}
+
+/// Times `requests` GETs of `path` after [`WARMUP`] ones and prints a row of the table.
+async fn time_route(
+    address: std::net::SocketAddr,
+    path: &str,
+    token: &str,
+    requests: usize,
+) -> anyhow::Result<()> {
+    let mut times = Vec::with_capacity(requests);
+    for run in 0..WARMUP + requests {
+        let started = Instant::now();
+        let status = get(address, path, token).await?;
+        ensure!(status == 200, "{path}: HTTP {status}");
+        if run >= WARMUP {
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{:<48} {:>6} {:>9.1} {:>9.1} {:>9.1}",
+        path,
+        times.len(),
+        crate::bench::nearest_rank(&times, 0.5),
+        crate::bench::nearest_rank(&times, 0.95),
+        times.last().copied().unwrap_or(0.0)
+    );
     Ok(())
 }
 

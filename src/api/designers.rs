@@ -87,3 +87,67 @@ pub async fn games(State(state): State<AppState>) -> Json<Value> {
         .collect();
     Json(json!({ "default": state.default_game.name(), "games": games }))
 }
+
+/// Rated levels per tier drawn on the difficulty chart.
+const CHART_LEVELS_PER_TIER: u32 = 100;
+
+/// `GET /difficulty.svg?game=`: the game's levels as players rated them against the
+/// ratings their figures predicted, beside the simulated players' solve rates from the
+/// model's calibration (docs/difficulty.md).
+pub async fn difficulty_chart(
+    State(state): State<AppState>,
+    query: VerifyQuery,
+) -> Result<Response, ApiError> {
+    let game = params::game(query.game.as_deref(), state.default_game)?;
+    let mut points = Vec::new();
+    for tier in levelforge_games::Difficulty::ALL {
+        let browse = crate::store::Browse {
+            game: game.name(),
+            difficulty: Some(tier),
+            par_min: None,
+            par_max: None,
+            rating_min: None,
+            rating_max: None,
+            above_par_min: None,
+            // Every rated level with a prior.
+            prior_gap_min: Some(0.0),
+            sort: crate::store::BrowseSort::Par,
+            limit: CHART_LEVELS_PER_TIER,
+            after: None,
+        };
+        for level in state.levels.store().browse(&browse).await? {
+            if let (Some(measured), Some(predicted)) = (level.rating, level.prior_rating) {
+                points.push(crate::difficulty_chart::Point {
+                    tier,
+                    predicted,
+                    measured,
+                });
+            }
+        }
+    }
+    let model = game.prior_model();
+    let rates = model
+        .fitted
+        .as_ref()
+        .and_then(|f| serde_json::from_value(f["solve_rates"].clone()).ok())
+        .unwrap_or_default();
+    let skills: Vec<&str> = levelforge_games::SKILLS.iter().map(|k| k.name).collect();
+    let title = format!(
+        "{}: {} rated levels, players against prior; simulated players' solve rates",
+        game.name(),
+        points.len()
+    );
+    let svg = crate::difficulty_chart::chart(
+        &title,
+        &points,
+        &crate::difficulty_chart::curves_of(&skills, &rates),
+    );
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            (header::CACHE_CONTROL, "private, no-cache"),
+        ],
+        svg,
+    )
+        .into_response())
+}

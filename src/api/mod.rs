@@ -216,6 +216,7 @@ fn designer_routes(state: &AppState) -> Router<AppState> {
         .route("/stats", get(browse::stats).layer(compression::dynamic()))
         .route("/verify", post(designers::verify))
         .route("/preview.svg", post(designers::preview))
+        .route("/difficulty.svg", get(designers::difficulty_chart))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::require_designer,

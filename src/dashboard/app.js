@@ -83,6 +83,8 @@ function filters() {
     rating_min: value("#rating_min"),
     rating_max: value("#rating_max"),
     above_par_min: value("#above_par_min"),
+    prior_gap_min: value("#prior_gap_min"),
+    sort: $("#sort_prior_gap").checked ? "prior_gap" : "",
   };
 }
 
@@ -281,6 +283,8 @@ async function refresh() {
     const since = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
     const recent = await getJson(`/stats?${query({ game: view.game, difficulty: view.difficulty, since })}`);
     showTrend(recent.groups[0]);
+    // The server draws it; the session cookie goes with the image request.
+    $("#chart-difficulty").src = `/difficulty.svg?${query({ game: view.game })}`;
     await loadPage(`/levels?${query({ game: view.game, difficulty: view.difficulty, limit: PAGE, ...filters() })}`);
   } catch (error) {
     if (session.key) $("#status").textContent = error.message;
@@ -319,6 +323,7 @@ function showSignIn(message = "") {
   view.next = null;
   for (const id of ["#figures", "#grid", "#grid-note", "#status"]) $(id).replaceChildren();
   for (const chart of document.querySelectorAll(".chart")) chart.replaceChildren();
+  $("#chart-difficulty").removeAttribute("src");
   signInError(message);
   delete document.body.dataset.ready;
   document.body.dataset.signin = "true";
@@ -428,9 +433,10 @@ async function loadGames() {
 
 async function start() {
   const wanted = new URLSearchParams(location.search);
-  for (const name of ["difficulty", "par_min", "par_max", "rating_min", "rating_max", "above_par_min"]) {
+  for (const name of ["difficulty", "par_min", "par_max", "rating_min", "rating_max", "above_par_min", "prior_gap_min"]) {
     if (wanted.has(name)) $(`#${name}`).value = wanted.get(name);
   }
+  $("#sort_prior_gap").checked = wanted.get("sort") === "prior_gap";
   $("#pick").addEventListener("submit", (event) => {
     event.preventDefault();
     refresh();

@@ -582,3 +582,30 @@ async fn an_overloaded_pack_is_503_with_retry_after() {
     assert!(answer.is_problem());
     app.stop().await;
 }
+
+/// `GET /difficulty.svg` draws a dot per rated level with a prior, and the simulated
+/// players' solve-rate lines of the game's calibration.
+#[tokio::test]
+async fn the_difficulty_chart_draws_rated_levels_against_their_prior() {
+    let app = start(Backend::Sqlite).await;
+    let easy = seed_store(&app).await;
+    rate_levels_three_to_five(&app, &easy).await;
+    let chart = app.designer_get("/difficulty.svg?game=fruit").await;
+    assert_eq!(chart.status, StatusCode::OK, "{}", chart.body);
+    assert_eq!(chart.header("content-type"), "image/svg+xml");
+    assert_eq!(
+        chart.body.matches("<circle").count(),
+        3,
+        "levels 3, 4 and 5 are rated"
+    );
+    assert_eq!(
+        chart.body.matches("<polyline").count(),
+        4,
+        "a solve-rate line per skill"
+    );
+    assert_eq!(
+        app.anonymous_get("/difficulty.svg").await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    app.stop().await;
+}
