@@ -80,10 +80,10 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
                 hedgehogs: (0, 1),
                 anteaters: (1, 1),
                 min_free: 18,
-                target_par: (8, Some(11)),
+                target_par: (9, Some(12)),
             },
-            8,
-            Some(11),
+            9,
+            Some(12),
         ),
         Difficulty::Expert => (
             FruitParams {
@@ -97,10 +97,10 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
                 hedgehogs: (1, 1),
                 anteaters: (1, 1),
                 min_free: 20,
-                target_par: (12, Some(20)),
+                target_par: (15, Some(24)),
             },
-            12,
-            Some(20),
+            15,
+            Some(24),
         ),
     };
     Tier {

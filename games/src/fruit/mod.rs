@@ -88,7 +88,7 @@ const SOLUTION_CAP: u64 = 1_000_000;
 impl Puzzle for Fruit {
     const NAME: &'static str = "fruit";
     const TITLE: &'static str = "Fruit Dating";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
     const PRIOR: &'static str = include_str!("prior.json");
     const KEY_METRICS: &'static [&'static str] = &["dead_ends", "reachable", "pairs", "stones"];
