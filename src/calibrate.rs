@@ -68,7 +68,7 @@ pub fn calibrate(
             model.tier_means.insert(tier.to_string(), mean.round());
         }
     }
-    model.fitted = Some(json!({
+    let fitted = json!({
         "command": format!(
             "levelforge calibrate --game {} --levels {} --bots {} --seed {}",
             game.name(), setting.levels, setting.bots, setting.seed
@@ -79,6 +79,7 @@ pub fn calibrate(
         "spearman_in_fit": prior::spearman(&predicted, &ratings).map(|r| (r * 1000.0).round() / 1000.0),
         // The dashboard's chart draws these beside the players' ratings.
         "solve_rates": report.solve_rates(),
-    }));
+    });
+    model.fitted = Some(serde_json::value::to_raw_value(&fitted)?);
     Ok(model)
 }

@@ -21,6 +21,8 @@ fn main() {
         eprintln!("no game `{name}`; games: {:?}", registry::names());
         std::process::exit(2);
     };
+    // Parsed once per process, as the instruction bench's setup does.
+    let _ = game.prior_model();
     match game.generate(difficulty, 1, &Stop::never()) {
         Ok(generated) => println!("{}", generated.json),
         Err(e) => println!("error: {e}"),

@@ -8,9 +8,11 @@
 //! standardised features, solved as a small linear system.
 
 use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::game::Summary;
 
@@ -22,7 +24,7 @@ const RATING_RANGE: (f64, f64) = (500.0, 2500.0);
 const NOT_FEATURES: &[&str] = &["attempts", "generate_ms", "solve_ms", "solution_count_cap"];
 
 /// One game's model: `rating = intercept + Σ weight × ln(1 + figure)`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PriorModel {
     pub intercept: f64,
     /// By figure name: `par`, `states`, `solution_count`, or a key of `metrics`.
@@ -31,9 +33,11 @@ pub struct PriorModel {
     /// near a target rating are to be found (`GET /players/me/next`).
     #[serde(default)]
     pub tier_means: BTreeMap<String, f64>,
-    /// How the committed weights were fitted, for the record (`levelforge calibrate`).
+    /// How the committed weights were fitted, for the record (`levelforge calibrate`),
+    /// kept as text: a prediction never reads it, and a tree of it cost more to build
+    /// than some whole generations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fitted: Option<Value>,
+    pub fitted: Option<Box<RawValue>>,
 }
 
 impl PriorModel {
@@ -42,17 +46,44 @@ impl PriorModel {
         serde_json::from_str(json).map_err(|e| format!("prior.json: {e}"))
     }
 
+    /// The model of a committed `prior.json`, parsed once per process: every generation
+    /// predicts, and parsing the file each time cost more than some whole generations.
+    pub fn committed(json: &'static str) -> Result<&'static PriorModel, String> {
+        static MODELS: Mutex<Vec<(usize, &'static PriorModel)>> = Mutex::new(Vec::new());
+        let mut models = MODELS.lock().unwrap_or_else(|e| e.into_inner());
+        let id = json.as_ptr() as usize;
+        if let Some((_, model)) = models.iter().find(|(at, _)| *at == id) {
+            return Ok(model);
+        }
+        // One per game, for the life of the process.
+        let model: &'static PriorModel = Box::leak(Box::new(PriorModel::parse(json)?));
+        models.push((id, model));
+        Ok(model)
+    }
+
     /// The predicted rating of a level with these figures. A figure the level lacks
     /// counts as 0; the result stays within the ratings' usual range.
     pub fn predict(&self, figures: &Figures) -> f64 {
         let rating = self.weights.iter().fold(self.intercept, |sum, (name, w)| {
             sum + w * figures.get(name).unwrap_or(0.0)
         });
-        if rating.is_finite() {
-            rating.clamp(RATING_RANGE.0, RATING_RANGE.1)
-        } else {
-            DEFAULT_RATING
+        in_range(rating)
+    }
+
+    /// [`PriorModel::predict`] for a level of `par` whose `metrics` object is the JSON
+    /// text `metrics`, read in one pass that builds nothing: this runs for every
+    /// generated level. `Figures::of_summary` then `predict` give the same answer.
+    pub fn predict_text(&self, par: u32, metrics: &str) -> f64 {
+        let par_term = self.weight("par") * f64::from(par).ln_1p();
+        let mut reader = serde_json::Deserializer::from_str(metrics);
+        match serde::de::DeserializeSeed::deserialize(WeightedSum(self), &mut reader) {
+            Ok(sum) => in_range(self.intercept + par_term + sum),
+            Err(_) => DEFAULT_RATING,
         }
+    }
+
+    fn weight(&self, name: &str) -> f64 {
+        self.weights.get(name).copied().unwrap_or(0.0)
     }
 }
 
@@ -70,15 +101,60 @@ impl PriorModel {
     }
 }
 
+/// A rating held to the range real ratings reach; 1500 for a model that gave no number.
+fn in_range(rating: f64) -> f64 {
+    if rating.is_finite() {
+        rating.clamp(RATING_RANGE.0, RATING_RANGE.1)
+    } else {
+        DEFAULT_RATING
+    }
+}
+
+/// Σ weight × figure over a `metrics` object, as it is read.
+struct WeightedSum<'m>(&'m PriorModel);
+
+impl<'de> serde::de::DeserializeSeed<'de> for WeightedSum<'_> {
+    type Value = f64;
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<f64, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for WeightedSum<'_> {
+    type Value = f64;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a metrics object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<f64, A::Error> {
+        let mut sum = 0.0;
+        while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let figure: Figure = map.next_value()?;
+            if let Some(x) = figure.value().filter(|_| !NOT_FEATURES.contains(&&*name)) {
+                sum += self.0.weight(&name) * x;
+            }
+        }
+        Ok(sum)
+    }
+}
+
 /// A level's figures, each as `ln(1 + value)` (a boolean as 0 or 1), by name.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Figures(pub BTreeMap<String, f64>);
 
 impl Figures {
-    /// The figures of a generated level.
+    /// The figures of a generated level, read straight off its `metrics` text (no
+    /// tree of it is built: this runs for every generated level).
     pub fn of_summary(summary: &Summary) -> Figures {
-        let metrics: Value = serde_json::from_str(summary.metrics.get()).unwrap_or_default();
-        Figures::of(summary.par, &metrics)
+        let metrics: BTreeMap<&str, Figure> =
+            serde_json::from_str(summary.metrics.get()).unwrap_or_default();
+        let mut figures = BTreeMap::new();
+        figures.insert("par".to_string(), f64::from(summary.par).ln_1p());
+        for (name, figure) in metrics {
+            if let Some(x) = figure.value().filter(|_| !NOT_FEATURES.contains(&name)) {
+                figures.insert(name.to_string(), x);
+            }
+        }
+        Figures(figures)
     }
 
     /// The figures of a level with `par` and the `metrics` object of its document.
@@ -89,12 +165,12 @@ impl Figures {
             if NOT_FEATURES.contains(&name.as_str()) {
                 continue;
             }
-            let x = match value {
-                Value::Number(n) => n.as_f64().map(|x| x.max(0.0).ln_1p()),
-                Value::Bool(b) => Some(f64::from(u8::from(*b))),
-                _ => None,
+            let figure = match value {
+                Value::Number(n) => n.as_f64().map_or(Figure::Other, Figure::Number),
+                Value::Bool(b) => Figure::Bool(*b),
+                _ => Figure::Other,
             };
-            if let Some(x) = x {
+            if let Some(x) = figure.value() {
                 figures.insert(name.clone(), x);
             }
         }
@@ -103,6 +179,65 @@ impl Figures {
 
     pub fn get(&self, name: &str) -> Option<f64> {
         self.0.get(name).copied()
+    }
+}
+
+/// One entry of `metrics`: a number or a boolean is a figure, anything else is not.
+enum Figure {
+    Number(f64),
+    Bool(bool),
+    Other,
+}
+
+/// By hand rather than `#[serde(untagged)]`, which buffers every value to try each
+/// variant: this runs for every generated level.
+impl<'de> Deserialize<'de> for Figure {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Figure, D::Error> {
+        struct FigureVisitor;
+        impl<'de> serde::de::Visitor<'de> for FigureVisitor {
+            type Value = Figure;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a metric")
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Figure, E> {
+                Ok(Figure::Bool(b))
+            }
+            fn visit_u64<E>(self, x: u64) -> Result<Figure, E> {
+                Ok(Figure::Number(x as f64))
+            }
+            fn visit_i64<E>(self, x: i64) -> Result<Figure, E> {
+                Ok(Figure::Number(x as f64))
+            }
+            fn visit_f64<E>(self, x: f64) -> Result<Figure, E> {
+                Ok(Figure::Number(x))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Figure, E> {
+                Ok(Figure::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Figure, E> {
+                Ok(Figure::Other)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Figure, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Figure::Other)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Figure, A::Error> {
+                while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Figure::Other)
+            }
+        }
+        deserializer.deserialize_any(FigureVisitor)
+    }
+}
+
+impl Figure {
+    /// `ln(1 + x)` of a number (counts are heavy-tailed), 0 or 1 for a boolean.
+    fn value(&self) -> Option<f64> {
+        match *self {
+            Figure::Number(x) => Some(x.max(0.0).ln_1p()),
+            Figure::Bool(b) => Some(f64::from(u8::from(b))),
+            Figure::Other => None,
+        }
     }
 }
 
@@ -267,6 +402,30 @@ mod tests {
         };
         assert_eq!(model.predict(&figures(3, 1)), RATING_RANGE.1);
         assert_eq!(model.predict(&Figures::default()), 1500.0);
+    }
+
+    /// A game's `prior.json` parses and reads only figures its levels have, and every
+    /// calibrated game predicts different ratings for its easy and expert levels.
+    #[test]
+    fn every_game_s_model_reads_its_own_figures() {
+        for game in crate::registry::all() {
+            let model = game.prior_model();
+            let mut predictions = Vec::new();
+            for tier in [crate::Difficulty::Easy, crate::Difficulty::Expert] {
+                let level = game.generate(tier, 1, &crate::Stop::never()).unwrap();
+                let figures = Figures::of_summary(&level.summary);
+                for name in model.weights.keys() {
+                    assert!(figures.get(name).is_some(), "{}: no figure `{name}`", game.name());
+                }
+                // The same terms, summed in another order.
+                assert!((level.summary.prior_rating - model.predict(&figures)).abs() < 1e-9);
+                let text = level.summary.metrics.get();
+                let by_text = model.predict_text(level.summary.par, text);
+                assert!((by_text - level.summary.prior_rating).abs() < 1e-9);
+                predictions.push(level.summary.prior_rating);
+            }
+            assert!(predictions[1] > predictions[0], "{}: {predictions:?}", game.name());
+        }
     }
 
     #[test]

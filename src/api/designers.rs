@@ -129,6 +129,7 @@ pub async fn difficulty_chart(
     let rates = model
         .fitted
         .as_ref()
+        .and_then(|f| serde_json::from_str::<Value>(f.get()).ok())
         .and_then(|f| serde_json::from_value(f["solve_rates"].clone()).ok())
         .unwrap_or_default();
     let skills: Vec<&str> = levelforge_games::SKILLS.iter().map(|k| k.name).collect();
