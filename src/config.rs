@@ -490,10 +490,10 @@ pub struct SimulateArgs {
     #[arg(long)]
     pub game: Option<String>,
     /// Levels per tier: the generated levels of seeds 1..=LEVELS.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u64).range(1..))]
     pub levels: u64,
     /// Bots in the population, the skills taken in turn from the weakest.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub bots: u64,
     /// Seeds every bot's choices: the same seed, the same figures.
     #[arg(long, default_value_t = 1)]

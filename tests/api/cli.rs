@@ -86,7 +86,11 @@ fn simulate_reports_every_game_in_range_and_the_same_seed_repeats_it() {
                 "{game} {pair}: {auc} (one level a side)"
             );
         }
-        assert!(report["prior_spearman"].is_null());
+        let spearman = &report["prior_spearman"];
+        assert!(
+            spearman.is_null() || spearman.as_f64().is_some_and(|r| (-1.0..=1.0).contains(&r)),
+            "{game}: {spearman}"
+        );
         assert!(report["seconds"].as_f64().unwrap() >= 0.0);
     }
     let without_time = |mut report: serde_json::Value| {
@@ -100,6 +104,29 @@ fn simulate_reports_every_game_in_range_and_the_same_seed_repeats_it() {
     );
     let other_seed = simulate(&["--game", "fruit", "--seed", "2"]);
     assert_eq!(other_seed[0]["seed"], 2);
+}
+
+#[test]
+fn simulate_plots_and_calibrate_fits_a_model() {
+    let dir = std::env::temp_dir().join(format!("levelforge-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plot = simulate(&["--game", "fruit", "--plot", dir.to_str().unwrap()]);
+    assert_eq!(plot.len(), 1);
+    let svg = std::fs::read_to_string(dir.join("fruit.svg")).unwrap();
+    assert_eq!(svg.matches("<circle").count(), 4, "a dot a level");
+    let output = levelforge(&["calibrate", "--game", "fruit", "--levels", "3", "--bots", "4"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let model: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(model["intercept"].is_number() && model["weights"]["par"].is_number(), "{model}");
+    for tier in ["easy", "medium", "hard", "expert"] {
+        assert!(model["tier_means"][tier].is_number(), "{model}");
+    }
+    assert_eq!(model["fitted"]["levels"], 12);
+    // --write wants the game's folder: a wrong directory is an error, not a stray file.
+    let wrong = levelforge(&["calibrate", "--game", "fruit", "--levels", "3", "--bots", "4", "--write", dir.to_str().unwrap()]);
+    assert!(!wrong.status.success());
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("--write games/src"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
