@@ -2,8 +2,8 @@
 //! the offset they ask for (lichess's puzzle difficulty steps), never one they have
 //! played or been served (docs/difficulty.md).
 //!
-//! Stored levels come first, in windows around the target that widen when nothing fits;
-//! their ratings are their priors until players move them. Past the widest window, fresh
+//! Stored levels come first, the nearest to the target within a window around it; their
+//! ratings are their priors until players move them. Past the widest window, fresh
 //! seeds of the tier whose predicted ratings lie nearest the target are generated and
 //! stored as any level is, so the client still fetches the level by its immutable URL.
 
@@ -41,9 +41,9 @@ impl Offset {
     }
 }
 
-/// Half-widths of the rating windows tried in turn.
-const WINDOWS: [f64; 3] = [25.0, 50.0, 100.0];
-/// Candidates read per window: a few, in case another request takes the nearest.
+/// How far from the target a stored level may be rated: nearer ones come first.
+const WINDOW: f64 = 100.0;
+/// Candidates read: a few, in case another request takes the nearest.
 const CANDIDATES: u32 = 4;
 /// The stream of ChaCha the fresh seeds come from (`next` in ASCII).
 const FRESH_STREAM: u64 = 0x6e65_7874;
@@ -85,27 +85,25 @@ pub async fn choose(
         .await?
         .unwrap_or_default();
     let target = rating.rating + offset.points();
-    for half_width in WINDOWS {
-        let query = NextQuery {
-            game: game.name(),
-            player,
-            low: target - half_width,
-            high: target + half_width,
-            target,
-            limit: CANDIDATES,
+    let query = NextQuery {
+        game: game.name(),
+        player,
+        low: target - WINDOW,
+        high: target + WINDOW,
+        target,
+        limit: CANDIDATES,
+    };
+    for candidate in store.next_candidates(&query).await? {
+        let Ok(difficulty) = candidate.difficulty.parse::<Difficulty>() else {
+            continue;
         };
-        for candidate in store.next_candidates(&query).await? {
-            let Ok(difficulty) = candidate.difficulty.parse::<Difficulty>() else {
-                continue;
-            };
-            let key = LevelKey {
-                game: game.name(),
-                difficulty,
-                seed: candidate.seed,
-            };
-            if store.mark_served(player, &key, crate::auth::now()).await? {
-                return Ok(next(key, rating, candidate.as_rating()));
-            }
+        let key = LevelKey {
+            game: game.name(),
+            difficulty,
+            seed: candidate.seed,
+        };
+        if store.mark_served(player, &key, crate::auth::now()).await? {
+            return Ok(next(key, rating, candidate.as_rating()));
         }
     }
     fresh(levels, game, player, rating, target, client).await

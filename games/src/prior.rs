@@ -217,12 +217,21 @@ impl<'de> Deserialize<'de> for Figure {
             fn visit_unit<E>(self) -> Result<Figure, E> {
                 Ok(Figure::Other)
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Figure, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Figure, A::Error> {
                 while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
                 Ok(Figure::Other)
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Figure, A::Error> {
-                while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Figure, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
                 Ok(Figure::Other)
             }
         }
@@ -415,7 +424,11 @@ mod tests {
                 let level = game.generate(tier, 1, &crate::Stop::never()).unwrap();
                 let figures = Figures::of_summary(&level.summary);
                 for name in model.weights.keys() {
-                    assert!(figures.get(name).is_some(), "{}: no figure `{name}`", game.name());
+                    assert!(
+                        figures.get(name).is_some(),
+                        "{}: no figure `{name}`",
+                        game.name()
+                    );
                 }
                 // The same terms, summed in another order.
                 assert!((level.summary.prior_rating - model.predict(&figures)).abs() < 1e-9);
@@ -424,7 +437,11 @@ mod tests {
                 assert!((by_text - level.summary.prior_rating).abs() < 1e-9);
                 predictions.push(level.summary.prior_rating);
             }
-            assert!(predictions[1] > predictions[0], "{}: {predictions:?}", game.name());
+            assert!(
+                predictions[1] > predictions[0],
+                "{}: {predictions:?}",
+                game.name()
+            );
         }
     }
 

@@ -114,16 +114,41 @@ fn simulate_plots_and_calibrate_fits_a_model() {
     assert_eq!(plot.len(), 1);
     let svg = std::fs::read_to_string(dir.join("fruit.svg")).unwrap();
     assert_eq!(svg.matches("<circle").count(), 4, "a dot a level");
-    let output = levelforge(&["calibrate", "--game", "fruit", "--levels", "3", "--bots", "4"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = levelforge(&[
+        "calibrate",
+        "--game",
+        "fruit",
+        "--levels",
+        "3",
+        "--bots",
+        "4",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let model: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert!(model["intercept"].is_number() && model["weights"]["par"].is_number(), "{model}");
+    assert!(
+        model["intercept"].is_number() && model["weights"]["par"].is_number(),
+        "{model}"
+    );
     for tier in ["easy", "medium", "hard", "expert"] {
         assert!(model["tier_means"][tier].is_number(), "{model}");
     }
     assert_eq!(model["fitted"]["levels"], 12);
     // --write wants the game's folder: a wrong directory is an error, not a stray file.
-    let wrong = levelforge(&["calibrate", "--game", "fruit", "--levels", "3", "--bots", "4", "--write", dir.to_str().unwrap()]);
+    let wrong = levelforge(&[
+        "calibrate",
+        "--game",
+        "fruit",
+        "--levels",
+        "3",
+        "--bots",
+        "4",
+        "--write",
+        dir.to_str().unwrap(),
+    ]);
     assert!(!wrong.status.success());
     assert!(String::from_utf8_lossy(&wrong.stderr).contains("--write games/src"));
     std::fs::remove_dir_all(&dir).unwrap();
