@@ -133,7 +133,10 @@ fn generate(game: &dyn Game, seeds: std::ops::Range<u64>) -> anyhow::Result<Vec<
                     tier,
                     seed,
                     document: serde_json::from_str(&generated.json)?,
-                    figures: Figures::of_summary(&generated.summary),
+                    figures: Figures::of_metrics(
+                        generated.summary.par,
+                        generated.summary.metrics.get(),
+                    ),
                     prior: generated.summary.prior_rating,
                 }),
                 Err(GenerateError::NoCandidateAccepted { .. }) => {}

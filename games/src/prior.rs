@@ -14,8 +14,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::game::Summary;
-
 /// The rating a level with no usable figures starts at (the players' own start).
 pub const DEFAULT_RATING: f64 = 1500.0;
 /// Priors are kept inside the range real ratings reach.
@@ -72,7 +70,7 @@ impl PriorModel {
 
     /// [`PriorModel::predict`] for a level of `par` whose `metrics` object is the JSON
     /// text `metrics`, read in one pass that builds nothing: this runs for every
-    /// generated level. `Figures::of_summary` then `predict` give the same answer.
+    /// generated level. `Figures::of_metrics` then `predict` give the same answer.
     pub fn predict_text(&self, par: u32, metrics: &str) -> f64 {
         let par_term = self.weight("par") * f64::from(par).ln_1p();
         let mut reader = serde_json::Deserializer::from_str(metrics);
@@ -142,13 +140,12 @@ impl<'de> serde::de::Visitor<'de> for WeightedSum<'_> {
 pub struct Figures(pub BTreeMap<String, f64>);
 
 impl Figures {
-    /// The figures of a generated level, read straight off its `metrics` text (no
-    /// tree of it is built: this runs for every generated level).
-    pub fn of_summary(summary: &Summary) -> Figures {
-        let metrics: BTreeMap<&str, Figure> =
-            serde_json::from_str(summary.metrics.get()).unwrap_or_default();
+    /// The figures of a level of `par` whose `metrics` object is the JSON text
+    /// `metrics` (a generated level's `Summary::metrics`), read without building a tree.
+    pub fn of_metrics(par: u32, metrics: &str) -> Figures {
+        let metrics: BTreeMap<&str, Figure> = serde_json::from_str(metrics).unwrap_or_default();
         let mut figures = BTreeMap::new();
-        figures.insert("par".to_string(), f64::from(summary.par).ln_1p());
+        figures.insert("par".to_string(), f64::from(par).ln_1p());
         for (name, figure) in metrics {
             if let Some(x) = figure.value().filter(|_| !NOT_FEATURES.contains(&name)) {
                 figures.insert(name.to_string(), x);
@@ -422,7 +419,7 @@ mod tests {
             let mut predictions = Vec::new();
             for tier in [crate::Difficulty::Easy, crate::Difficulty::Expert] {
                 let level = game.generate(tier, 1, &crate::Stop::never()).unwrap();
-                let figures = Figures::of_summary(&level.summary);
+                let figures = Figures::of_metrics(level.summary.par, level.summary.metrics.get());
                 for name in model.weights.keys() {
                     assert!(
                         figures.get(name).is_some(),
