@@ -100,6 +100,8 @@ post "POST /levels/{difficulty}/{seed}/plays: a rated play, with the player's to
 post "POST /levels/{difficulty}/{seed}/plays: a body naming a player (400)" 1000 \
   "$base/levels/easy/2/plays?game=fruit" "{\"solved\":false,\"moves\":\"\",\"client\":\"victim\"}"
 exchange "GET /players/me" 600 -H "Authorization: Bearer $token" "$base/players/me"
+exchange "GET /players/me/next: the level that fits the player now" 600 \
+  -H "Authorization: Bearer $token" "$base/players/me/next?game=fruit&difficulty=harder"
 post "POST /levels/{difficulty}/{seed}/check: hashi links" 1000 \
   "$base/levels/easy/1/check?game=hashi" '{"moves":[[[0,0],[1,0]]]}'
 exchange "GET /levels/daily without a date: 307" 500 "$base/levels/daily?game=skiddy"
@@ -110,6 +112,8 @@ exchange "GET /levels: browse, with a designer key" 1200 -H "Authorization: Bear
 post "POST /verify" 1500 "$base/verify?game=fruit" \
   '{"width":7,"height":7,"grid":["#######","#.a####","#..####","#..####","#..a###","#..####","#######"]}' \
   -H "Authorization: Bearer $key"
+exchange "GET /difficulty.svg: measured against predicted difficulty" 400 \
+  -H "Authorization: Bearer $key" "$base/difficulty.svg?game=fruit"
 exchange "GET /games" 900 "$base/games"
 exchange "GET /stats" 1200 -H "Authorization: Bearer $key" "$base/stats?game=fruit&difficulty=easy"
 exchange "GET /stats?format=csv" 900 -H "Authorization: Bearer $key" "$base/stats?game=fruit&format=csv"
