@@ -9,7 +9,7 @@
 
 use std::net::IpAddr;
 
-use levelforge_games::{Difficulty, Figures, Game, LevelRng};
+use levelforge_games::{Difficulty, Game, LevelRng};
 use levelforge_store::rating::Rating;
 use levelforge_store::{LevelKey, NextQuery, StoreError};
 use serde::Deserialize;
@@ -141,7 +141,8 @@ async fn fresh(
         let level = levels.get_for(game, key, client).await?;
         let document = level.document();
         let par = document["par"].as_u64().unwrap_or(0) as u32;
-        fresh.push((key, model.predict(&Figures::of(par, &document["metrics"]))));
+        let metrics = document["metrics"].to_string();
+        fresh.push((key, model.predict_text(par, &metrics)));
     }
     fresh.sort_by(|a, b| (a.1 - target).abs().total_cmp(&(b.1 - target).abs()));
     for (key, prior) in fresh {

@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 /// The rating a level with no usable figures starts at (the players' own start).
@@ -149,26 +148,6 @@ impl Figures {
         for (name, figure) in metrics {
             if let Some(x) = figure.value().filter(|_| !NOT_FEATURES.contains(&name)) {
                 figures.insert(name.to_string(), x);
-            }
-        }
-        Figures(figures)
-    }
-
-    /// The figures of a level with `par` and the `metrics` object of its document.
-    pub fn of(par: u32, metrics: &Value) -> Figures {
-        let mut figures = BTreeMap::new();
-        figures.insert("par".to_string(), f64::from(par).ln_1p());
-        for (name, value) in metrics.as_object().into_iter().flatten() {
-            if NOT_FEATURES.contains(&name.as_str()) {
-                continue;
-            }
-            let figure = match value {
-                Value::Number(n) => n.as_f64().map_or(Figure::Other, Figure::Number),
-                Value::Bool(b) => Figure::Bool(*b),
-                _ => Figure::Other,
-            };
-            if let Some(x) = figure.value() {
-                figures.insert(name.clone(), x);
             }
         }
         Figures(figures)
@@ -366,10 +345,8 @@ mod tests {
     use serde_json::json;
 
     fn figures(par: u32, states: u64) -> Figures {
-        Figures::of(
-            par,
-            &json!({"states": states, "attempts": 9, "perfect": true}),
-        )
+        let metrics = json!({"states": states, "attempts": 9, "perfect": true, "technique": "x"});
+        Figures::of_metrics(par, &metrics.to_string())
     }
 
     #[test]

@@ -12,9 +12,20 @@ pub fn levelforge(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The JSON a successful run prints.
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let output = levelforge(args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 #[test]
 fn generate_prints_the_level_and_verify_agrees() {
-    let output = levelforge(&[
+    let level = json_of(&[
         "generate",
         "--game",
         "fruit",
@@ -23,26 +34,14 @@ fn generate_prints_the_level_and_verify_agrees() {
         "--seed",
         "11",
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let level: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(
         (level["game"].as_str(), level["seed"].as_u64()),
         (Some("fruit"), Some(11))
     );
 
     let file = TempFile::new("json");
-    std::fs::write(file.path(), &output.stdout).unwrap();
-    let output = levelforge(&["verify", file.path()]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    std::fs::write(file.path(), level.to_string()).unwrap();
+    let report = json_of(&["verify", file.path()]);
     assert_eq!(report["par"], level["par"]);
     assert_eq!(report["solution"], level["solution"]);
 }
@@ -114,7 +113,7 @@ fn simulate_plots_and_calibrate_fits_a_model() {
     assert_eq!(plot.len(), 1);
     let svg = std::fs::read_to_string(dir.join("fruit.svg")).unwrap();
     assert_eq!(svg.matches("<circle").count(), 4, "a dot a level");
-    let output = levelforge(&[
+    let model = json_of(&[
         "calibrate",
         "--game",
         "fruit",
@@ -123,12 +122,6 @@ fn simulate_plots_and_calibrate_fits_a_model() {
         "--bots",
         "4",
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let model: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert!(
         model["intercept"].is_number() && model["weights"]["par"].is_number(),
         "{model}"

@@ -24,9 +24,9 @@ pub struct NextCandidate {
     pub deviation: f64,
 }
 
-/// Volatility is not kept per level in a candidate: the expected score needs only the
-/// rating and its deviation.
 impl NextCandidate {
+    /// Its rating for the expected score, which needs only the rating and deviation
+    /// (volatility is left at the default).
     pub fn as_rating(&self) -> Rating {
         Rating {
             rating: self.rating,
