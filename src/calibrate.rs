@@ -24,7 +24,8 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
     };
     for game in simulate::games_named(args.game.as_deref())? {
         let model = calibrate(game, &setting)?;
-        let json = serde_json::to_string_pretty(&model)? + "\n";
+        // Through a `Value`, so that the raw `fitted` part is indented with the rest.
+        let json = serde_json::to_string_pretty(&serde_json::to_value(&model)?)? + "\n";
         match &args.write {
             Some(dir) => {
                 let path = dir.join(game.name()).join("prior.json");

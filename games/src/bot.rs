@@ -92,7 +92,7 @@ pub fn play<P: Play>(
     let mut seen = HashSet::from([at.clone()]);
     let mut line = Vec::new();
     while line.len() < budget as usize && !game.won(&at) {
-        let moves = game.moves(&at);
+        let moves = game.weighed(&at, skill.depth);
         if moves.is_empty() {
             break;
         }

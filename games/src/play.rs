@@ -27,6 +27,15 @@ pub trait Play: Sized {
     /// says which in its `play.rs`).
     fn moves(&self, at: &Self::Position) -> Vec<Self::Move>;
 
+    /// The moves a player weighs at `at` after thinking `insight` steps deep about the
+    /// position itself (a bot's lookahead depth): every move unless the game's players
+    /// reason about positions (hashi deduces: one move when the reasoning forces it, none
+    /// when it shows the position lost, else the moves it does not rule out).
+    fn weighed(&self, at: &Self::Position, insight: u32) -> Vec<Self::Move> {
+        let _ = insight;
+        self.moves(at)
+    }
+
     /// The position one legal move leads to; `None` when the move loses the level.
     fn apply(&self, at: &Self::Position, step: &Self::Move) -> Option<Self::Position>;
 

@@ -105,6 +105,40 @@ fn simulate_reports_every_game_in_range_and_the_same_seed_repeats_it() {
     assert_eq!(other_seed[0]["seed"], 2);
 }
 
+/// Issue #30's targets, at `simulate`'s defaults (the figures of docs/difficulty.md; the
+/// run is deterministic, about a minute on 2 cores): per game, the solve rate falls
+/// strictly from easy to expert, each adjacent tier AUC is at least 0.75, and the prior
+/// ranks the held-out levels with Spearman at least 0.8.
+#[test]
+fn simulate_at_its_defaults_meets_the_difficulty_targets_in_every_game() {
+    let output = levelforge(&["simulate", "--json"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reports: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(reports.len(), levelforge_games::registry::names().len());
+    for report in &reports {
+        let game = &report["game"];
+        let rates: Vec<f64> = ["easy", "medium", "hard", "expert"]
+            .iter()
+            .map(|tier| report["tiers"][tier]["solve_rate"].as_f64().unwrap())
+            .collect();
+        assert!(rates.windows(2).all(|w| w[0] > w[1]), "{game}: {rates:?}");
+        for pair in ["easy<medium", "medium<hard", "hard<expert"] {
+            let auc = report["tier_auc"][pair].as_f64().unwrap();
+            assert!(auc >= 0.75, "{game} {pair}: {auc}");
+        }
+        let spearman = report["prior_spearman"].as_f64().unwrap();
+        assert!(spearman >= 0.8, "{game}: prior Spearman {spearman}");
+    }
+}
+
 #[test]
 fn simulate_plots_and_calibrate_fits_a_model() {
     let dir = std::env::temp_dir().join(format!("levelforge-plot-{}", std::process::id()));

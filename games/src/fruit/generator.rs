@@ -30,6 +30,9 @@ pub struct FruitParams {
     pub min_free: u32,
     /// The un-solve target: the tier's par window.
     pub target_par: (u32, Option<u32>),
+    /// Dead ends (`metrics.dead_ends`: boards a player can reach and no longer win from,
+    /// what simulated players trip over most) a level must have, fewest and most.
+    pub dead_ends: (u64, Option<u64>),
 }
 
 pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
@@ -47,6 +50,7 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
                 anteaters: (0, 0),
                 min_free: 9,
                 target_par: (2, Some(4)),
+                dead_ends: (0, None),
             },
             2,
             Some(4),
@@ -64,6 +68,7 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
                 anteaters: (0, 0),
                 min_free: 14,
                 target_par: (5, Some(7)),
+                dead_ends: (0, Some(5)),
             },
             5,
             Some(7),
@@ -81,6 +86,7 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
                 anteaters: (1, 1),
                 min_free: 18,
                 target_par: (9, Some(12)),
+                dead_ends: (1, None),
             },
             9,
             Some(12),
@@ -98,17 +104,24 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
                 anteaters: (1, 1),
                 min_free: 20,
                 target_par: (15, Some(24)),
+                dead_ends: (10, None),
             },
             15,
             Some(24),
         ),
     };
+    let requires = match difficulty {
+        Difficulty::Easy => vec!["solvable"],
+        Difficulty::Medium => vec!["solvable", "at most 5 dead ends"],
+        Difficulty::Hard => vec!["solvable", "at least 1 dead end"],
+        Difficulty::Expert => vec!["solvable", "at least 10 dead ends"],
+    };
     Tier {
         params,
         par_min,
         par_max,
-        requires: vec!["solvable"],
-        max_attempts: 400,
+        requires,
+        max_attempts: 800,
         max_states: 60_000,
     }
 }

@@ -88,7 +88,7 @@ const SOLUTION_CAP: u64 = 1_000_000;
 impl Puzzle for Fruit {
     const NAME: &'static str = "fruit";
     const TITLE: &'static str = "Fruit Dating";
-    const VERSION: u32 = 2;
+    const VERSION: u32 = 3;
     const SOLUTION_COUNT_CAP: u64 = SOLUTION_CAP;
     const PRIOR: &'static str = include_str!("prior.json");
     const KEY_METRICS: &'static [&'static str] = &["dead_ends", "reachable", "pairs", "stones"];
@@ -166,6 +166,18 @@ impl Puzzle for Fruit {
                 stones: start[board.letters.len()].count_ones(),
             },
         })
+    }
+
+    fn accept(
+        tier: &Tier<FruitParams>,
+        analysis: &Analysis<String, FruitMetrics>,
+    ) -> Result<(), &'static str> {
+        let (fewest, most) = tier.params.dead_ends;
+        let dead_ends = analysis.extra.dead_ends;
+        if dead_ends < fewest || most.is_some_and(|m| dead_ends > m) {
+            return Err("dead ends outside the tier's range");
+        }
+        Ok(())
     }
 
     fn replay(level: &FruitLevel, moves: &String) -> Result<Replay<FruitReplay>, RuleError> {

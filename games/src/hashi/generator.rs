@@ -47,23 +47,50 @@ pub struct HashiParams {
     pub max_edits: u32,
     /// The reasoning a level may need, weakest and strongest (see `technique`).
     pub technique: (Technique, Technique),
+    /// Search nodes the solver may need to guess at (`metrics.guesses`), fewest and
+    /// most (`None`: no bound).
+    pub guesses: (u64, Option<u64>),
     /// Links growth may rip up (to draw a stranded area again) before it gives up.
     pub rip_ups: u32,
 }
 
 pub fn tier(difficulty: Difficulty) -> Tier<HashiParams> {
     use Technique::{Chains, Degrees, Search};
-    let (size, par_min, par_max, technique, requires) = match difficulty {
+    // Beyond easy, the tiers part at the reasoning a level needs: more than degrees, then
+    // the solver's guesses, which simulated players feel most (docs/difficulty.md).
+    let (size, par_min, par_max, technique, guesses, requires) = match difficulty {
         Difficulty::Easy => (
             5,
             5,
             Some(12),
             (Degrees, Chains),
+            (0, Some(0)),
             "solvable without guessing",
         ),
-        Difficulty::Medium => (6, 10, Some(18), (Degrees, Search), "any reasoning"),
-        Difficulty::Hard => (7, 15, Some(25), (Chains, Search), "needs more than degrees"),
-        Difficulty::Expert => (9, 26, None, (Chains, Search), "needs more than degrees"),
+        Difficulty::Medium => (
+            6,
+            10,
+            Some(18),
+            (Chains, Search),
+            (0, Some(1)),
+            "needs more than degrees, and the solver guesses at most once",
+        ),
+        Difficulty::Hard => (
+            7,
+            15,
+            Some(25),
+            (Search, Search),
+            (2, Some(3)),
+            "the solver guesses two or three times",
+        ),
+        Difficulty::Expert => (
+            9,
+            26,
+            None,
+            (Search, Search),
+            (4, None),
+            "the solver guesses at least four times",
+        ),
     };
     Tier {
         params: HashiParams {
@@ -73,6 +100,7 @@ pub fn tier(difficulty: Difficulty) -> Tier<HashiParams> {
             join_permille: 250,
             max_edits: 12,
             technique,
+            guesses,
             rip_ups: 4 * size,
         },
         par_min,

@@ -1,7 +1,8 @@
 //! Hashi played one link at a time, on the drawing of `rules.rs`.
 
 use super::HashiLevel;
-use super::rules::{Board, Drawn, LinkPoints, Verdict};
+use super::rules::{Board, Drawn, LinkPoints, MAX_CELLS, Verdict};
+use super::solver::{self, Deduced, Steps};
 
 /// The longest link a simulated player considers, in empty cells. Links of any length
 /// are legal; a person scanning the board for links sees the short ones, and the count
@@ -11,12 +12,19 @@ pub const BOT_LINK_CELLS: usize = 4;
 /// A hashi level being played.
 pub struct HashiPlay {
     board: Board,
+    /// Every link a player considers on the empty board: at most [`BOT_LINK_CELLS`] empty
+    /// cells between two nodes, each once (from its lower node), in a fixed order. A move
+    /// is an index into it: the links open in a position are a filter of this table, so
+    /// none is searched for again move after move.
+    links: Vec<Vec<usize>>,
 }
 
 /// Where a drawing stands: its links, and whether they solved the level.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Sketch {
     drawn: Drawn,
+    /// The same links as steps, for deduction.
+    steps: Steps,
     won: bool,
 }
 
@@ -24,34 +32,43 @@ impl crate::play::Play for HashiPlay {
     type Level = HashiLevel;
     type Moves = Vec<LinkPoints>;
     type Position = Sketch;
-    /// A link as its cells, the nodes at both ends.
-    type Move = Vec<usize>;
+    /// A link, as its index in [`HashiPlay::links`].
+    type Move = usize;
 
     fn start(level: &HashiLevel) -> (HashiPlay, Sketch) {
         let board = Board::parse(level);
         let start = Sketch {
             drawn: Drawn::new(&board),
+            steps: vec![0; board.cells()],
             won: false,
         };
-        (HashiPlay { board }, start)
+        let mut links = Vec::new();
+        for node in (0..board.cells()).filter(|&c| board.is_node(c)) {
+            extend(&board, &mut vec![node], &mut links);
+        }
+        (HashiPlay { board, links }, start)
     }
 
-    /// The links a player weighs: every link of at most [`BOT_LINK_CELLS`] free cells
-    /// between two nodes that still take a link, each once (from its lower node). What
-    /// the rules show at a glance narrows them: when a free cell or a node short of
-    /// links is served by too few of them, the position cannot be won by them (no
-    /// moves); when a free cell is served by exactly one, or a node by exactly as many
-    /// as it still takes, those links must be drawn (the first is the only move). None
-    /// once won.
-    fn moves(&self, at: &Sketch) -> Vec<Vec<usize>> {
+    /// The links a player weighs: those of the table still drawable (every cell free,
+    /// both nodes still taking a link). What the rules show at a glance narrows them:
+    /// when a free cell or a node short of links is served by too few of them, the
+    /// position cannot be won by them (no moves); when a free cell is served by exactly
+    /// one, or a node by exactly as many as it still takes, those links must be drawn
+    /// (the first is the only move). None once won.
+    fn moves(&self, at: &Sketch) -> Vec<usize> {
         if at.won {
             return Vec::new();
         }
-        let mut links = Vec::new();
-        for node in (0..self.board.cells()).filter(|&c| at.drawn.spare(&self.board, c) > 0) {
-            self.extend(&at.drawn, &mut vec![node], &mut links);
-        }
-        match self.glance(&at.drawn, &links) {
+        let drawn = &at.drawn;
+        let open = |link: &Vec<usize>| {
+            let (inner, ends) = (&link[1..link.len() - 1], [link[0], link[link.len() - 1]]);
+            inner.iter().all(|&c| !drawn.is_covered(c))
+                && ends.iter().all(|&n| drawn.spare(&self.board, n) > 0)
+        };
+        let mut links: Vec<usize> = (0..self.links.len())
+            .filter(|&i| open(&self.links[i]))
+            .collect();
+        match self.glance(drawn, &links) {
             Glance::Open => links,
             Glance::Stuck => Vec::new(),
             Glance::Forced(i) => vec![links.swap_remove(i)],
@@ -60,23 +77,55 @@ impl crate::play::Play for HashiPlay {
 
     /// A link over a covered cell or onto a full node loses, and so does a finished
     /// drawing that breaks a rule.
-    fn apply(&self, at: &Sketch, link: &Vec<usize>) -> Option<Sketch> {
+    fn apply(&self, at: &Sketch, &link: &usize) -> Option<Sketch> {
+        let link = &self.links[link];
         let mut drawn = at.drawn.clone();
-        match drawn.add(&self.board, link) {
-            Verdict::Open => Some(Sketch { drawn, won: false }),
-            Verdict::Won => Some(Sketch { drawn, won: true }),
-            Verdict::Lost(_) => None,
+        let won = match drawn.add(&self.board, link) {
+            Verdict::Open => false,
+            Verdict::Won => true,
+            Verdict::Lost(_) => return None,
+        };
+        let mut steps = at.steps.clone();
+        solver::add_steps(&self.board, &mut steps, link);
+        Some(Sketch { drawn, steps, won })
+    }
+
+    /// A player reasons about the steps drawn as the solver propagates, for `insight`
+    /// waves: a link the reasoning completes is the one move, a contradiction leaves
+    /// none, and otherwise the links over no step it ruled out are weighed. (A completed
+    /// link longer than any the player considers is no move of its own: the other links
+    /// stay open.)
+    fn weighed(&self, at: &Sketch, insight: u32) -> Vec<usize> {
+        if at.won {
+            return Vec::new();
         }
+        let ruled_out = match solver::deduce(&self.board, &at.steps, insight) {
+            Deduced::Stuck => return Vec::new(),
+            Deduced::Forced(link) => match self.index_of(&link) {
+                Some(i) => return vec![i],
+                None => vec![0; self.board.cells()],
+            },
+            Deduced::Open(off) => off,
+        };
+        let mut moves = self.moves(at);
+        moves.retain(|&i| {
+            self.links[i].windows(2).all(|pair| {
+                solver::step_between(&self.board, pair[0], pair[1])
+                    .is_some_and(|d| ruled_out[pair[0]] & (1 << d.index()) == 0)
+            })
+        });
+        moves
     }
 
     fn won(&self, at: &Sketch) -> bool {
         at.won
     }
 
-    fn record(&self, line: &[Vec<usize>]) -> Vec<LinkPoints> {
+    fn record(&self, line: &[usize]) -> Vec<LinkPoints> {
         line.iter()
-            .map(|link| {
-                link.iter()
+            .map(|&link| {
+                self.links[link]
+                    .iter()
                     .map(|&cell| {
                         let (x, y) = self.board.xy(cell);
                         [x as i64, y as i64]
@@ -87,35 +136,39 @@ impl crate::play::Play for HashiPlay {
     }
 }
 
-impl HashiPlay {
-    /// Grows `path` (a node, then free cells) by one cell every way it can, recording
-    /// each link it can close onto a higher node that still takes one.
-    fn extend(&self, drawn: &Drawn, path: &mut Vec<usize>, links: &mut Vec<Vec<usize>>) {
-        let last = *path.last().expect("a path starts at its node");
-        for next in self.board.neighbours(last) {
-            if self.board.is_node(next) {
-                let closes = path.len() > 1 && next > path[0];
-                if closes && drawn.spare(&self.board, next) > 0 {
-                    links.push([path.as_slice(), &[next]].concat());
-                }
-            } else if !drawn.is_covered(next)
-                && !path.contains(&next)
-                && path.len() <= BOT_LINK_CELLS
-            {
-                path.push(next);
-                self.extend(drawn, path, links);
-                path.pop();
+/// Grows `path` (a node, then free cells) by one cell every way it can, recording each
+/// link it can close onto a higher node.
+fn extend(board: &Board, path: &mut Vec<usize>, links: &mut Vec<Vec<usize>>) {
+    let last = *path.last().expect("a path starts at its node");
+    for next in board.neighbours(last) {
+        if board.is_node(next) {
+            if path.len() > 1 && next > path[0] {
+                links.push([path.as_slice(), &[next]].concat());
             }
+        } else if !path.contains(&next) && path.len() <= BOT_LINK_CELLS {
+            path.push(next);
+            extend(board, path, links);
+            path.pop();
         }
     }
+}
 
-    /// What the links in reach say at once: per cell, how many links would serve it
-    /// (run through a free cell, end at a node that still takes links), and the first.
-    fn glance(&self, drawn: &Drawn, links: &[Vec<usize>]) -> Glance {
+impl HashiPlay {
+    /// The table index of `link`, drawn either way round.
+    fn index_of(&self, link: &[usize]) -> Option<usize> {
+        self.links
+            .iter()
+            .position(|l| l == link || l.iter().rev().eq(link.iter()))
+    }
+
+    /// What the open links (indices into the table) say at once: per cell, how many
+    /// links would serve it (run through a free cell, end at a node that still takes
+    /// links), and the first.
+    fn glance(&self, drawn: &Drawn, links: &[usize]) -> Glance {
         let cells = self.board.cells();
-        let (mut count, mut first) = (vec![0usize; cells], vec![0usize; cells]);
-        for (i, link) in links.iter().enumerate() {
-            for &cell in link {
+        let (mut count, mut first) = ([0u16; MAX_CELLS], [0usize; MAX_CELLS]);
+        for (i, &link) in links.iter().enumerate() {
+            for &cell in &self.links[link] {
                 if count[cell] == 0 {
                     first[cell] = i;
                 }
@@ -125,9 +178,9 @@ impl HashiPlay {
         let mut forced = None;
         for cell in 0..cells {
             let needs = if self.board.is_node(cell) {
-                usize::from(drawn.spare(&self.board, cell))
+                u16::from(drawn.spare(&self.board, cell))
             } else {
-                usize::from(!drawn.is_covered(cell))
+                u16::from(!drawn.is_covered(cell))
             };
             if count[cell] < needs {
                 return Glance::Stuck;
@@ -147,7 +200,7 @@ enum Glance {
     /// A free cell or a node short of links that too few links can serve.
     Stuck,
     /// A link that must be drawn: the only one serving a free cell, or one of exactly as
-    /// many as a node still takes.
+    /// many as a node still takes (its place among the open links).
     Forced(usize),
 }
 
@@ -159,19 +212,20 @@ mod tests {
     use crate::hashi::rules::tests::{RING, RING_LINKS, cells_of, level};
     use crate::play::Play;
 
+    /// The table index of the link through `points`.
+    fn link(play: &HashiPlay, points: &[(usize, usize)]) -> usize {
+        play.index_of(&cells_of(&play.board, points))
+            .expect("the link is in the table")
+    }
+
     #[test]
     fn the_ring_drawn_link_by_link_wins_and_replays_as_a_win() {
         let lv = level(&RING);
         let (play, mut at) = HashiPlay::start(&lv);
-        let links: Vec<Vec<usize>> = RING_LINKS
-            .iter()
-            .map(|points| cells_of(&play.board, points))
-            .collect();
+        let links: Vec<usize> = RING_LINKS.iter().map(|p| link(&play, p)).collect();
         for link in &links {
             assert!(!play.won(&at));
-            let offered = play.moves(&at);
-            let reversed: Vec<usize> = link.iter().rev().copied().collect();
-            assert!(offered.contains(link) || offered.contains(&reversed));
+            assert!(play.moves(&at).contains(link));
             at = play.apply(&at, link).unwrap();
         }
         assert!(play.won(&at));
@@ -185,22 +239,54 @@ mod tests {
         // Around (1,0) from (0,0) to (3,0): (1,0) then touches only the node (0,0).
         let lv = level(&RING);
         let (play, start) = HashiPlay::start(&lv);
-        let detour = cells_of(
-            &play.board,
-            &[(0, 0), (0, 1), (1, 1), (2, 1), (2, 0), (3, 0)],
-        );
+        let detour = link(&play, &[(0, 0), (0, 1), (1, 1), (2, 1), (2, 0), (3, 0)]);
         let after = play.apply(&start, &detour).unwrap();
         assert!(!play.won(&after));
         assert!(play.moves(&after).is_empty());
+        // Deduction sees it in its second wave, once (1,1) is full: (1,0) has one way
+        // out and needs two. In the first it only finds the link down the right side.
+        assert_eq!(
+            play.weighed(&after, 1),
+            vec![link(&play, &[(3, 0), (3, 1), (3, 2), (3, 3)])]
+        );
+        assert!(play.weighed(&after, 2).is_empty());
     }
 
     #[test]
     fn a_link_over_a_covered_cell_loses() {
         let lv = level(&RING);
         let (play, start) = HashiPlay::start(&lv);
-        let top = cells_of(&play.board, RING_LINKS[0]);
+        let top = link(&play, RING_LINKS[0]);
         let after = play.apply(&start, &top).unwrap();
-        let across = cells_of(&play.board, &[(0, 0), (1, 0), (1, 1), (1, 2)]);
+        let across = link(&play, &[(0, 0), (1, 0), (1, 1), (1, 2)]);
         assert_eq!(play.apply(&after, &across), None);
+    }
+
+    #[test]
+    fn a_link_the_degrees_complete_is_the_only_move_weighed() {
+        // With the first four links drawn, (1,3) and (2,3) each have two ways out left:
+        // one wave of the degree rule draws both steps of each, closing the last link.
+        let lv = level(&RING);
+        let (play, mut at) = HashiPlay::start(&lv);
+        for points in &RING_LINKS[..4] {
+            at = play.apply(&at, &link(&play, points)).unwrap();
+        }
+        assert_eq!(play.weighed(&at, 1), vec![link(&play, RING_LINKS[4])]);
+    }
+
+    #[test]
+    fn a_move_over_a_step_ruled_out_is_not_weighed() {
+        // After the top link, (1,0) and (2,0) are full: no link may step down from them.
+        let lv = level(&RING);
+        let (play, start) = HashiPlay::start(&lv);
+        let after = play.apply(&start, &link(&play, RING_LINKS[0])).unwrap();
+        let weighed = play.weighed(&after, 2);
+        assert!(!weighed.is_empty());
+        for &i in &weighed {
+            assert!(play.moves(&after).contains(&i));
+            let cells = &play.links[i];
+            assert!(!cells.contains(&play.board.cell(1, 0)));
+            assert!(!cells.contains(&play.board.cell(2, 0)));
+        }
     }
 }

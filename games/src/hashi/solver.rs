@@ -212,8 +212,13 @@ impl State {
     /// Applies the degree rule until nothing changes, in waves: each wave looks at the
     /// vertices whose surroundings changed in the wave before. Returns the waves taken.
     fn propagate(&mut self, net: &Net, dirty: u128) -> Result<u32, Dead> {
+        self.propagate_within(net, dirty, u32::MAX)
+    }
+
+    /// As [`State::propagate`], stopping after `most` waves.
+    fn propagate_within(&mut self, net: &Net, dirty: u128, most: u32) -> Result<u32, Dead> {
         let (mut current, mut waves) = (dirty, 0);
-        while current != 0 {
+        while current != 0 && waves < most {
             waves += 1;
             let mut next = 0u128;
             while current != 0 {
@@ -332,6 +337,53 @@ pub fn technique(board: &Board) -> Technique {
         }
     }
     Technique::Search
+}
+
+/// What a player's own reasoning makes of a partial drawing ([`deduce`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Deduced {
+    /// The drawing breaks a rule that no further link can mend.
+    Stuck,
+    /// A link not yet drawn that every completion of the drawing has (nodes at its ends).
+    Forced(Vec<usize>),
+    /// Nothing forced; per cell, the directions of the steps ruled out.
+    Open(Steps),
+}
+
+/// Reasons from the steps already drawn (`drawn`, a [`Steps`] mask) as a player does: the
+/// degree and chain rules, in at most `waves` waves (each wave acts on what the one before
+/// found), and whether the cells can still be joined. No guessing: this is the solver's
+/// propagation without its search.
+pub fn deduce(board: &Board, drawn: &[u8], waves: u32) -> Deduced {
+    let net = Net::compile(board);
+    let mut state = State::start(&net);
+    let mut dirty = 0u128;
+    for (u, &steps) in drawn.iter().enumerate().take(net.cells) {
+        for d in (0..4).filter(|&d| steps & (1 << d) != 0) {
+            let v = net.neighbour[u][d] as usize;
+            let known = state.on[u] & (1 << d) != 0;
+            if v != NONE as usize && !known && state.set_on(&net, u, d, &mut dirty).is_err() {
+                return Deduced::Stuck;
+            }
+        }
+    }
+    if state.propagate_within(&net, net.everything, waves).is_err() || !state.connected(&net) {
+        return Deduced::Stuck;
+    }
+    let on = &state.on[..net.cells];
+    for a in (0..net.cells).filter(|&v| net.is_node(v)) {
+        for d in Dir::ALL {
+            if on[a] & !drawn[a] & (1 << d.index()) == 0 {
+                continue;
+            }
+            let link = walk(board, on, a, d);
+            let closed = link.last().is_some_and(|&b| b != a && board.is_node(b));
+            if closed && link.len() > 2 {
+                return Deduced::Forced(link);
+            }
+        }
+    }
+    Deduced::Open(state.off[..net.cells].to_vec())
 }
 
 /// Counts the solutions of `board` up to `cap`, keeping the first `keep` of them.
@@ -518,15 +570,24 @@ fn walk(board: &Board, steps: &[u8], a: usize, d: Dir) -> Vec<usize> {
 pub fn steps_of(board: &Board, links: &[Vec<usize>]) -> Steps {
     let mut steps = vec![0u8; board.cells()];
     for link in links {
-        for pair in link.windows(2) {
-            if let Some(d) = Dir::ALL
-                .into_iter()
-                .find(|&d| board.neighbour(pair[0], d) == Some(pair[1]))
-            {
-                steps[pair[0]] |= 1 << d.index();
-                steps[pair[1]] |= 1 << d.opposite().index();
-            }
-        }
+        add_steps(board, &mut steps, link);
     }
     steps
+}
+
+/// Adds the steps of one link (a cell list) to `steps`.
+pub fn add_steps(board: &Board, steps: &mut [u8], link: &[usize]) {
+    for pair in link.windows(2) {
+        if let Some(d) = step_between(board, pair[0], pair[1]) {
+            steps[pair[0]] |= 1 << d.index();
+            steps[pair[1]] |= 1 << d.opposite().index();
+        }
+    }
+}
+
+/// The direction from `a` to its neighbour `b`, if they are neighbours.
+pub fn step_between(board: &Board, a: usize, b: usize) -> Option<Dir> {
+    Dir::ALL
+        .into_iter()
+        .find(|&d| board.neighbour(a, d) == Some(b))
 }
