@@ -12,15 +12,28 @@ pub fn levelforge(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-/// The JSON a successful run prints.
-fn json_of(args: &[&str]) -> serde_json::Value {
+/// What a run that must succeed prints.
+fn stdout_of(args: &[&str]) -> String {
     let output = levelforge(args);
     assert!(
         output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    serde_json::from_slice(&output.stdout).unwrap()
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The JSON a successful run prints.
+fn json_of(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&stdout_of(args)).unwrap()
+}
+
+/// The JSON objects a successful run prints, one a line.
+fn json_lines(args: &[&str]) -> Vec<serde_json::Value> {
+    stdout_of(args)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
 }
 
 #[test]
@@ -49,17 +62,7 @@ fn generate_prints_the_level_and_verify_agrees() {
 /// `simulate --json` on a tiny setting: its lines, one JSON object per game.
 fn simulate(args: &[&str]) -> Vec<serde_json::Value> {
     let tiny: &[&str] = &["simulate", "--levels", "1", "--bots", "4", "--json"];
-    let output = levelforge(&[tiny, args].concat());
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+    json_lines(&[tiny, args].concat())
 }
 
 #[test]
@@ -111,17 +114,7 @@ fn simulate_reports_every_game_in_range_and_the_same_seed_repeats_it() {
 /// ranks the held-out levels with Spearman at least 0.8.
 #[test]
 fn simulate_at_its_defaults_meets_the_difficulty_targets_in_every_game() {
-    let output = levelforge(&["simulate", "--json"]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let reports: Vec<serde_json::Value> = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let reports = json_lines(&["simulate", "--json"]);
     assert_eq!(reports.len(), levelforge_games::registry::names().len());
     for report in &reports {
         let game = &report["game"];
@@ -202,7 +195,7 @@ fn verify_names_the_broken_rule_and_fails() {
 async fn pregen_fills_the_store() {
     let database = TestDatabase::sqlite();
     let url = database.url.clone();
-    let output = levelforge(&[
+    stdout_of(&[
         "pregen",
         "--game",
         "fruit",
@@ -213,11 +206,6 @@ async fn pregen_fills_the_store() {
         "--database-url",
         &url,
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
     let stored: (i64,) = sqlx::query_as("SELECT COUNT(*) FROM levels WHERE difficulty = 'easy'")
         .fetch_one(&pool)
@@ -258,13 +246,7 @@ fn unknown_game_or_difficulty_is_a_clear_error() {
 
 #[test]
 fn bench_quick_prints_a_row_per_game_and_tier_and_a_solver_row_per_game() {
-    let output = levelforge(&["bench", "--quick"]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let text = String::from_utf8_lossy(&output.stdout);
+    let text = stdout_of(&["bench", "--quick"]);
     let games = ["fruit", "skiddy", "hashi", "tetropica", "hopper"];
     for game in games {
         for tier in ["easy", "medium", "hard", "expert"] {

@@ -36,7 +36,7 @@ pub struct FruitParams {
 }
 
 pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
-    let (params, par_min, par_max) = match difficulty {
+    let (params, par_min, par_max, dead_ends) = match difficulty {
         Difficulty::Easy => (
             FruitParams {
                 size: (6, 7),
@@ -54,6 +54,7 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
             },
             2,
             Some(4),
+            None,
         ),
         Difficulty::Medium => (
             FruitParams {
@@ -72,6 +73,7 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
             },
             5,
             Some(7),
+            Some("at most 5 dead ends"),
         ),
         Difficulty::Hard => (
             FruitParams {
@@ -90,6 +92,7 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
             },
             9,
             Some(12),
+            Some("at least 1 dead end"),
         ),
         Difficulty::Expert => (
             FruitParams {
@@ -108,19 +111,14 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
             },
             15,
             Some(24),
+            Some("at least 10 dead ends"),
         ),
-    };
-    let requires = match difficulty {
-        Difficulty::Easy => vec!["solvable"],
-        Difficulty::Medium => vec!["solvable", "at most 5 dead ends"],
-        Difficulty::Hard => vec!["solvable", "at least 1 dead end"],
-        Difficulty::Expert => vec!["solvable", "at least 10 dead ends"],
     };
     Tier {
         params,
         par_min,
         par_max,
-        requires,
+        requires: std::iter::once("solvable").chain(dead_ends).collect(),
         max_attempts: 800,
         max_states: 60_000,
     }

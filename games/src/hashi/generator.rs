@@ -203,7 +203,7 @@ impl Sketch {
             self.spot[cell] = Spot::Link;
             self.free -= 1;
         }
-        add_steps(&self.shape, &mut self.steps, &link);
+        solver::add_steps(&self.shape, &mut self.steps, &link);
         self.links.push(link);
     }
 
@@ -396,7 +396,7 @@ impl Sketch {
     /// A square with all four corners drawn is final: drawn cells have both their steps.
     fn creates_switch(&self, link: &[usize]) -> bool {
         let mut steps = self.steps.clone();
-        add_steps(&self.shape, &mut steps, link);
+        solver::add_steps(&self.shape, &mut steps, link);
         let drawn = |c: usize| self.spot[c] != Spot::Free || link.contains(&c);
         let node =
             |c: usize| self.spot[c] == Spot::Node || c == link[0] || c == link[link.len() - 1];
@@ -751,18 +751,6 @@ fn find(parent: &mut [usize], mut v: usize) -> usize {
         v = parent[v];
     }
     v
-}
-
-/// Adds the steps of `link` to `steps`.
-fn add_steps(shape: &Board, steps: &mut [u8], link: &[usize]) {
-    for pair in link.windows(2) {
-        let d = Dir::ALL
-            .into_iter()
-            .find(|&d| shape.neighbour(pair[0], d) == Some(pair[1]))
-            .expect("links step to neighbours");
-        steps[pair[0]] |= 1 << d.index();
-        steps[pair[1]] |= 1 << d.opposite().index();
-    }
 }
 
 /// The corners of the 2x2 square with top-left (x, y): top-left, top-right, bottom-left,
