@@ -64,17 +64,35 @@ pub async fn track_requests(request: Request, next: Next) -> Response {
         .extensions()
         .get::<MatchedPath>()
         .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
-    let method = request.method().to_string();
+    let method = method_label(request.method());
     let response = next.run(request).await;
     let labels = [
         ("route", route),
-        ("method", method),
+        ("method", method.to_string()),
         ("status", response.status().as_u16().to_string()),
     ];
     counter!("levelforge_http_requests_total", &labels).increment(1);
     histogram!("levelforge_http_request_duration_seconds", &labels)
         .record(started.elapsed().as_secs_f64());
     response
+}
+
+/// The `method` label: one of the methods HTTP defines, else `other`. A client may send any
+/// token as a method, and each distinct label value is a series held for good.
+pub fn method_label(method: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        Method::OPTIONS => "OPTIONS",
+        Method::CONNECT => "CONNECT",
+        Method::TRACE => "TRACE",
+        _ => "other",
+    }
 }
 
 /// The request series of one route, method and status, looked up on first use only:

@@ -598,3 +598,65 @@ async fn shutdown_is_not_held_open_by_a_slow_header_client() {
     );
     drop(slow);
 }
+
+/// The series on a `/metrics` text: one per sample line.
+fn series_count(text: &str) -> usize {
+    text.lines().filter(|line| !line.starts_with('#')).count()
+}
+
+/// Anything a client makes up (a method, a path, a query, a header value) lands in a label
+/// value from a fixed set, so thousands of distinct requests add no series.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn made_up_methods_paths_and_headers_add_no_metric_series() {
+    let server = TestApp::spawn_process(&["--rate-limit-cold-per-min", "0"]).await;
+    let routes = [
+        "/levels/hard/1?game=fruit",
+        "/players/me",
+        "/stats",
+        "/levels/easy/2/plays",
+    ];
+    let made_up = |i: usize| {
+        let method = format!("XQ{i}Z");
+        reqwest::Method::from_bytes(method.as_bytes()).unwrap()
+    };
+    let http = client();
+    let send = |i: usize| {
+        let http = http.clone();
+        let route = routes[i % routes.len()];
+        let url = match i / routes.len() % 3 {
+            0 => server.url(route),
+            1 => server.url(&format!(
+                "{route}{}x={i}",
+                if route.contains('?') { '&' } else { '?' }
+            )),
+            _ => server.url(&format!("/no/such/{i}")),
+        };
+        async move {
+            http.request(made_up(i), &url)
+                .header("authorization", format!("Bearer lfp_{i}"))
+                .header(
+                    "x-forwarded-for",
+                    format!("10.{}.{}.1", i / 256 % 256, i % 256),
+                )
+                .header("accept-encoding", format!("x-{i}"))
+                .header("idempotency-key", format!("key-{i}"))
+                .send()
+                .await
+                .expect("the server answers")
+                .status()
+        }
+    };
+    // Every label value these requests can produce exists after one round.
+    for i in 0..routes.len() * 3 {
+        send(i).await;
+    }
+    let before = series_count(&server.metrics().await);
+    for batch in (100..3100).collect::<Vec<_>>().chunks(50) {
+        let answers = futures_util::future::join_all(batch.iter().map(|&i| send(i))).await;
+        assert!(answers.iter().all(|s| s.is_client_error()), "{answers:?}");
+    }
+    let after = server.metrics().await;
+    assert_eq!(series_count(&after), before, "{after}");
+    assert!(!after.contains("XQ"), "a made-up method became a label");
+    server.stop().await;
+}
