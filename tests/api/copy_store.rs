@@ -112,7 +112,7 @@ async fn fill(app: &TestApp, database: &TestDatabase) -> Filled {
         let level = app.get_level("fruit", "easy", seed).await;
         let solution = level["solution"].as_str().unwrap();
         for (n, player) in players.iter().enumerate() {
-            let moves = if (seed as usize + n) % 3 == 0 {
+            let moves = if (seed as usize + n).is_multiple_of(3) {
                 "U"
             } else {
                 solution
