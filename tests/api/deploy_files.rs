@@ -310,6 +310,15 @@ fn kubernetes_container() -> (Value, Vec<(String, Option<String>)>) {
     (container, env)
 }
 
+/// The value the Deployment gives an environment variable.
+fn env_set(env: &[(String, Option<String>)], key: &str) -> String {
+    let value = env
+        .iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, v)| v.clone());
+    value.unwrap_or_else(|| panic!("the Deployment sets no value for {key}"))
+}
+
 #[test]
 fn kubernetes_settings_are_real_flags_with_valid_values() {
     let (container, env) = kubernetes_container();
@@ -356,12 +365,7 @@ fn kubernetes_settings_are_real_flags_with_valid_values() {
 #[test]
 fn kubernetes_ports_and_probes_are_the_listeners() {
     let (container, env) = kubernetes_container();
-    let value = |key: &str| {
-        env.iter()
-            .find(|(k, _)| k == key)
-            .and_then(|(_, v)| v.clone())
-            .unwrap()
-    };
+    let value = |key: &str| env_set(&env, key);
     let port = |name: &str| {
         let ports = container["ports"].as_sequence().unwrap();
         let port = ports.iter().find(|p| p["name"].as_str() == Some(name));
@@ -415,12 +419,7 @@ fn kubernetes_pods_stop_within_their_grace_and_run_locked_down() {
     let deployment = manifest("deployment.yaml");
     let pod = &deployment["spec"]["template"]["spec"];
     let (container, env) = kubernetes_container();
-    let value = |key: &str| {
-        env.iter()
-            .find(|(k, _)| k == key)
-            .and_then(|(_, v)| v.clone())
-            .unwrap()
-    };
+    let value = |key: &str| env_set(&env, key);
     let grace_ms: u64 = value("HTTP_SHUTDOWN_GRACE_MS").parse().unwrap();
     let pre_stop_s = container["lifecycle"]["preStop"]["sleep"]["seconds"]
         .as_u64()
