@@ -51,6 +51,27 @@ pub enum Command {
     /// Keys for people: create, list, revoke (docs/security.md).
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Copy a whole store to another database (SQLite to PostgreSQL, or back), then
+    /// rebuild the target's statistics (docs/operations.md).
+    CopyStore(CopyStoreArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CopyStoreArgs {
+    /// The store to copy: `sqlite://FILE` or `postgres://...`. Only read (its
+    /// migrations are applied first); stop the servers writing to it before.
+    #[arg(long)]
+    pub from: String,
+    /// The store to fill, which must be empty (a SQLite file is made when missing).
+    #[arg(long)]
+    pub to: String,
+    /// The target holds a copy of the same source that was interrupted: keep its rows,
+    /// copy the missing ones.
+    #[arg(long)]
+    pub resume: bool,
+    /// Rows written per transaction on the target.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub batch_rows: u64,
 }
 
 #[derive(Debug, Subcommand)]

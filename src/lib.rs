@@ -13,6 +13,7 @@ pub mod cli;
 pub mod compression;
 pub mod config;
 pub mod contract;
+pub mod copy_store;
 pub mod difficulty_chart;
 pub mod levels;
 pub mod metrics;

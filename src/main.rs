@@ -21,6 +21,7 @@ async fn main() -> anyhow::Result<()> {
         Some(Command::Calibrate(a)) => levelforge::calibrate::run(&a),
         Some(Command::Stats(a)) => cli::stats(&a).await,
         Some(Command::Keys(a)) => cli::keys(&a).await,
+        Some(Command::CopyStore(a)) => levelforge::copy_store::run(&a).await,
     }
 }
 

@@ -2,9 +2,10 @@
 //! once around queries that each crate has in its own dialect: every `query_file!` path
 //! here, such as `queries/levels/browse_page.sql`, is read from the compiling crate's
 //! folder. Each crate names its types for this code: `Backend` (the store), `Tx` (a
-//! transaction) and `Conn` (a connection), and gives `begin_write` and
-//! `plays::save_ratings`.
+//! transaction) and `Conn` (a connection), and gives `begin_write`,
+//! `plays::save_ratings`, and for `copy`, `begin_snapshot` and `after_import`.
 
+pub(crate) mod copy;
 pub(crate) mod credentials;
 pub(crate) mod first_play;
 pub(crate) mod idempotency;

@@ -1,7 +1,8 @@
-//! No Docker engine runs in CI, so the container files are checked against the binary's
-//! real command line: every environment variable they set is one the binary reads (with a
-//! value it accepts), every subcommand they run exists, and the replicas profile's nginx
-//! front matches the replica services.
+//! The container and cluster files checked against the binary's real command line: every
+//! environment variable they set is one the binary reads (with a value it accepts), every
+//! subcommand they run exists, the replicas profile's nginx front matches the replica
+//! services, and the Kubernetes manifests' ports, probes and timings are the server's.
+//! (scripts/container-test.sh runs the image and the stack; this test needs no engine.)
 
 use std::collections::HashMap;
 
@@ -281,4 +282,185 @@ fn healthcheck_defaults_to_the_ops_listener() {
         panic!("healthcheck")
     };
     assert_eq!(args.admin.admin_bind.port(), 9090);
+}
+
+/// One manifest of deploy/kubernetes/.
+fn manifest(name: &str) -> Value {
+    yaml_serde::from_str(&read(&format!("deploy/kubernetes/{name}"))).unwrap()
+}
+
+/// The port number of `host:port`.
+fn port_of(bind: &str) -> u64 {
+    bind.rsplit_once(':').expect("host:port").1.parse().unwrap()
+}
+
+/// The Deployment's container, its env as (name, value or None for a secret) pairs.
+fn kubernetes_container() -> (Value, Vec<(String, Option<String>)>) {
+    let deployment = manifest("deployment.yaml");
+    let container = deployment["spec"]["template"]["spec"]["containers"][0].clone();
+    let env = container["env"]
+        .as_sequence()
+        .expect("env")
+        .iter()
+        .map(|e| {
+            let name = e["name"].as_str().unwrap().to_string();
+            (name, e["value"].as_str().map(str::to_string))
+        })
+        .collect();
+    (container, env)
+}
+
+/// The value the Deployment gives an environment variable.
+fn env_set(env: &[(String, Option<String>)], key: &str) -> String {
+    let value = env
+        .iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, v)| v.clone());
+    value.unwrap_or_else(|| panic!("the Deployment sets no value for {key}"))
+}
+
+#[test]
+fn kubernetes_settings_are_real_flags_with_valid_values() {
+    let (container, env) = kubernetes_container();
+    let flags = serve_flags_by_env();
+    let args: Vec<&str> = container["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(args, ["serve"]);
+    let mut argv = vec!["levelforge".to_string(), "serve".to_string()];
+    for key in flags.keys() {
+        assert!(
+            env.iter().any(|(set, _)| set == key),
+            "the Deployment does not set {key}"
+        );
+    }
+    for (key, value) in &env {
+        if key == "RUST_LOG" {
+            continue;
+        }
+        let flag = flags
+            .get(key)
+            .unwrap_or_else(|| panic!("{key}: `levelforge serve` never reads it"));
+        let value = match (key.as_str(), value) {
+            ("DATABASE_URL", None) => "postgres://levelforge@db/levelforge".to_string(),
+            (_, Some(value)) => value.clone(),
+            (_, None) => panic!("{key} has no value"),
+        };
+        argv.extend([flag.clone(), value]);
+    }
+    if let Err(error) = <Cli as clap::Parser>::try_parse_from(&argv) {
+        panic!("levelforge would not start with the Deployment's settings: {error}");
+    }
+    let secret = &container["env"].as_sequence().unwrap()[0]["valueFrom"]["secretKeyRef"];
+    assert_eq!(
+        secret["name"].as_str(),
+        Some("levelforge-database"),
+        "DATABASE_URL from the Secret"
+    );
+}
+
+#[test]
+fn kubernetes_ports_and_probes_are_the_listeners() {
+    let (container, env) = kubernetes_container();
+    let value = |key: &str| env_set(&env, key);
+    let port = |name: &str| {
+        let ports = container["ports"].as_sequence().unwrap();
+        let port = ports.iter().find(|p| p["name"].as_str() == Some(name));
+        port.unwrap_or_else(|| panic!("no container port {name}"))["containerPort"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(port("http"), port_of(&value("BIND")));
+    assert_eq!(port("ops"), port_of(&value("ADMIN_BIND")));
+    assert!(
+        value("ADMIN_BIND").starts_with("0.0.0.0:"),
+        "the kubelet probes the pod's address"
+    );
+    for (probe, path) in [
+        ("startupProbe", "/healthz"),
+        ("livenessProbe", "/healthz"),
+        ("readinessProbe", "/readyz"),
+    ] {
+        let get = &container[probe]["httpGet"];
+        assert_eq!(get["path"].as_str(), Some(path), "{probe}");
+        assert_eq!(
+            get["port"].as_str(),
+            Some("ops"),
+            "{probe} on the ops listener"
+        );
+    }
+    let service = manifest("service.yaml");
+    assert_eq!(
+        service["spec"]["ports"][0]["targetPort"].as_str(),
+        Some("http")
+    );
+    let policy = manifest("networkpolicy.yaml");
+    let rules = policy["spec"]["ingress"].as_sequence().unwrap();
+    let ops_rules: Vec<_> = rules
+        .iter()
+        .filter(|r| r["ports"][0]["port"].as_str() == Some("ops"))
+        .collect();
+    assert_eq!(
+        ops_rules.len(),
+        1,
+        "one rule lets the scraper reach the ops port"
+    );
+    assert!(
+        ops_rules[0]["from"][0]["podSelector"].is_mapping(),
+        "only the scraper's pods"
+    );
+}
+
+#[test]
+fn kubernetes_pods_stop_within_their_grace_and_run_locked_down() {
+    let deployment = manifest("deployment.yaml");
+    let pod = &deployment["spec"]["template"]["spec"];
+    let (container, env) = kubernetes_container();
+    let value = |key: &str| env_set(&env, key);
+    let grace_ms: u64 = value("HTTP_SHUTDOWN_GRACE_MS").parse().unwrap();
+    let pre_stop_s = container["lifecycle"]["preStop"]["sleep"]["seconds"]
+        .as_u64()
+        .unwrap();
+    let termination_s = pod["terminationGracePeriodSeconds"].as_u64().unwrap();
+    assert!(
+        termination_s * 1000 > pre_stop_s * 1000 + grace_ms,
+        "SIGKILL ({termination_s} s) comes after preStop ({pre_stop_s} s) and the server's grace ({grace_ms} ms)"
+    );
+    assert!(deployment["spec"]["replicas"].as_u64().unwrap() >= 2);
+    let security = &container["securityContext"];
+    assert_eq!(security["runAsNonRoot"].as_bool(), Some(true));
+    assert_eq!(security["readOnlyRootFilesystem"].as_bool(), Some(true));
+    assert_eq!(security["allowPrivilegeEscalation"].as_bool(), Some(false));
+    assert_eq!(security["capabilities"]["drop"][0].as_str(), Some("ALL"));
+    let dockerfile_user = read("Dockerfile")
+        .lines()
+        .find_map(|l| l.strip_prefix("USER ").map(str::to_string))
+        .unwrap();
+    assert_eq!(
+        format!("{0}:{0}", security["runAsUser"].as_u64().unwrap()),
+        dockerfile_user
+    );
+    let hpa = manifest("horizontalpodautoscaler.yaml");
+    let pdb = manifest("poddisruptionbudget.yaml");
+    assert_eq!(
+        hpa["spec"]["scaleTargetRef"]["name"],
+        deployment["metadata"]["name"]
+    );
+    assert!(hpa["spec"]["minReplicas"].as_u64().unwrap() >= 2);
+    assert!(
+        pdb["spec"]["minAvailable"].as_u64().unwrap()
+            < hpa["spec"]["minReplicas"].as_u64().unwrap(),
+        "a drain can proceed"
+    );
+    let labels = &deployment["spec"]["template"]["metadata"]["labels"];
+    let service = manifest("service.yaml");
+    for selector in [
+        &pdb["spec"]["selector"]["matchLabels"],
+        &service["spec"]["selector"],
+    ] {
+        assert_eq!(selector, labels, "selects the Deployment's pods");
+    }
 }

@@ -119,8 +119,9 @@ fn the_build_context_is_small_and_has_what_the_build_reads() {
         }
     }
     let bytes: u64 = files.iter().map(|(_, size)| size).sum();
+    // Each store query is two small files (its SQL and its metadata), per backend.
     assert!(
-        bytes < 4 * 1024 * 1024 && files.len() < 400,
+        bytes < 4 * 1024 * 1024 && files.len() < 600,
         "the context grew to {} files, {bytes} bytes",
         files.len()
     );

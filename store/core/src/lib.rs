@@ -8,6 +8,7 @@
 //! and the ratings.
 
 pub mod browse;
+pub mod copy;
 pub mod credentials;
 pub mod next;
 pub mod plays;

@@ -56,6 +56,23 @@ impl PgStore {
     async fn begin_write(&self) -> Result<Tx, StoreError> {
         Ok(self.pool.begin().await?)
     }
+
+    /// A read-only transaction that sees one snapshot at every statement (copy-store).
+    async fn begin_snapshot(&self) -> Result<Tx, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query!("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            .execute(&mut *tx)
+            .await?;
+        Ok(tx)
+    }
+
+    /// After copy-store wrote plays with their ids: the next play's id follows them.
+    async fn after_import(&self) -> Result<(), StoreError> {
+        sqlx::query_file!("queries/copy/next_play_id.sql")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(())
+    }
 }
 
 use levelforge_store::impl_store_methods;

@@ -64,6 +64,18 @@ impl SqliteStore {
     async fn begin_write(&self) -> Result<Tx, StoreError> {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
     }
+
+    /// A read transaction: in WAL mode its first read fixes the snapshot every later
+    /// statement sees (copy-store).
+    async fn begin_snapshot(&self) -> Result<Tx, StoreError> {
+        Ok(self.pool.begin().await?)
+    }
+
+    /// Nothing to do after copy-store wrote plays with their ids: AUTOINCREMENT's counter
+    /// (`sqlite_sequence`) moves past every id inserted.
+    async fn after_import(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 use levelforge_store::impl_store_methods;

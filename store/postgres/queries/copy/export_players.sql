@@ -1,0 +1,3 @@
+SELECT game, client, rating, rating_deviation, rating_volatility,
+    rated_plays::int8 AS "rated_plays!"
+FROM players ORDER BY game, client
