@@ -38,6 +38,7 @@ mod docker_context;
 mod docs_links;
 mod helpers;
 mod http;
+mod integrity;
 mod next;
 mod ops;
 mod play;
