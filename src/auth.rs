@@ -71,7 +71,7 @@ impl NewSecret {
         rng.fill_bytes(&mut secret);
         let token = format!("{}{id}_{}", kind.prefix(), URL_SAFE_NO_PAD.encode(secret));
         NewSecret {
-            hash: hex(&Sha256::digest(token.as_bytes())),
+            hash: sha256_hex(token.as_bytes()),
             token,
             id,
         }
@@ -114,6 +114,11 @@ impl Presented {
             .ct_eq(stored_hash.as_bytes())
             .into()
     }
+}
+
+/// The hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
 }
 
 fn hex(bytes: &[u8]) -> String {

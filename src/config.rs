@@ -363,8 +363,23 @@ pub struct RateLimitArgs {
     /// New players one client may make at once.
     #[arg(long, env = "RATE_LIMIT_PLAYERS_BURST", default_value_t = 10)]
     pub rate_limit_players_burst: u32,
-    /// Take the client from the last `X-Forwarded-For` entry (only behind a proxy that
-    /// sets it); otherwise the peer address.
+    /// New players one network (an IPv4 /24, an IPv6 /64) may make per minute, all its
+    /// addresses together; 0 = no limit. Bounds the votes of one who holds many addresses.
+    #[arg(
+        long,
+        env = "RATE_LIMIT_PLAYERS_PER_NETWORK_PER_MIN",
+        default_value_t = 30
+    )]
+    pub rate_limit_players_per_network_per_min: u32,
+    /// New players one network may make at once.
+    #[arg(
+        long,
+        env = "RATE_LIMIT_PLAYERS_PER_NETWORK_BURST",
+        default_value_t = 30
+    )]
+    pub rate_limit_players_per_network_burst: u32,
+    /// Take the client from the last `X-Forwarded-For` entry, over all its header lines
+    /// (only behind a proxy that appends it); otherwise the peer address.
     #[arg(long, env = "TRUST_FORWARDED", default_value_t = false, action = clap::ArgAction::Set)]
     pub trust_forwarded: bool,
 }

@@ -48,13 +48,10 @@ pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
             registry::names().join(", ")
         )
     })?;
-    let store: Arc<dyn store::Store> = Arc::new(store::Guarded::new(
-        store::connect_with_retry(
-            &args.database.database_url,
-            args.database.database_max_connections,
-        )
-        .await?,
-    ));
+    let url = &args.database.database_url;
+    let store = store::connect_with_retry(url, args.database.database_max_connections).await?;
+    let store: Arc<dyn store::Store> =
+        Arc::new(store::Guarded::new(store).checking_port(store::tcp_address(url)));
     let auth = auth::Authenticator::new(store.clone());
     Ok(AppState {
         levels: LevelService::new(store, args.generation.bounds(), args.cache_capacity)
@@ -85,6 +82,12 @@ pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
             args.rate_limit.rate_limit_players_burst,
         )
         .map(Arc::new),
+        players_network_limiter: ratelimit::RateLimiter::per_network(
+            args.rate_limit.rate_limit_players_per_network_per_min,
+            args.rate_limit.rate_limit_players_per_network_burst,
+        )
+        .map(Arc::new),
+        next_locks: Arc::default(),
         auth,
         session: api::session::SessionSettings {
             secure: args.access.session_cookie_secure,

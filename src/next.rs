@@ -50,12 +50,14 @@ const FRESH_STREAM: u64 = 0x6e65_7874;
 /// Fresh levels generated when no stored level is within the widest window; the
 /// nearest is served.
 const FRESH_TRIES: usize = 6;
+/// Rounds of fresh levels drawn before `next` gives up (503).
+const FRESH_ROUNDS: usize = 3;
 
 /// The level chosen, and what the player can expect of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Next {
     pub key: LevelKey,
-    /// The level's rating (its prior until played).
+    /// The level's current rating (its prior until players moved it).
     pub rating: f64,
     /// The chance the player solves it, by Glicko-2's expected score.
     pub expected_score: f64,
@@ -71,14 +73,46 @@ pub enum NextError {
     NothingFits,
 }
 
+/// Serializes one player's `next` calls on this replica, so that concurrent calls each see
+/// what the ones before them were served (and so draw other fresh seeds) instead of racing
+/// for the same few levels: concurrency costs latency, not refusals. A fixed number of
+/// locks, taken by a hash of the player, so memory stays bounded whatever the number of
+/// players; two players sharing a lock only wait for each other.
+pub struct PlayerLocks {
+    locks: Box<[tokio::sync::Mutex<()>]>,
+    hasher: foldhash::fast::RandomState,
+}
+
+/// Locks in [`PlayerLocks`].
+const PLAYER_LOCKS: usize = 1024;
+
+impl Default for PlayerLocks {
+    fn default() -> Self {
+        PlayerLocks {
+            locks: (0..PLAYER_LOCKS).map(|_| Default::default()).collect(),
+            hasher: Default::default(),
+        }
+    }
+}
+
+impl PlayerLocks {
+    async fn lock(&self, player: &str) -> tokio::sync::MutexGuard<'_, ()> {
+        use std::hash::BuildHasher;
+        let lock = self.hasher.hash_one(player) as usize % self.locks.len();
+        self.locks[lock].lock().await
+    }
+}
+
 /// Chooses the next level of `game` for `player` and records it as served to them.
 pub async fn choose(
     levels: &LevelService,
+    locks: &PlayerLocks,
     game: &'static dyn Game,
     player: &str,
     offset: Offset,
     client: Option<IpAddr>,
 ) -> Result<Next, NextError> {
+    let _turn = locks.lock(player).await;
     let store = levels.store();
     let rating = store
         .player_rating(player, game.name())
@@ -109,9 +143,11 @@ pub async fn choose(
     fresh(levels, game, player, rating, target, client).await
 }
 
-/// The nearest to `target` of a few fresh levels, from the two tiers whose predictions
-/// lie nearest it (a target between two tiers' levels is served from both sides). The
-/// others stay stored, candidates for later requests.
+/// The nearest to `target` of a few fresh levels, by their current ratings, from the two
+/// tiers whose predictions lie nearest it (a target between two tiers' levels is served
+/// from both sides); a level the player met is skipped (`mark_served`). The others stay
+/// stored, candidates for later requests. When every one of a round was met, or taken by a
+/// request on another replica, the next round draws further seeds.
 async fn fresh(
     levels: &LevelService,
     game: &'static dyn Game,
@@ -120,8 +156,7 @@ async fn fresh(
     target: f64,
     client: Option<IpAddr>,
 ) -> Result<Next, NextError> {
-    let model = game.prior_model();
-    let tiers = model.tiers_near(target);
+    let tiers = game.prior_model().tiers_near(target);
     let tiers = if tiers.is_empty() {
         vec![Difficulty::Medium]
     } else {
@@ -131,35 +166,56 @@ async fn fresh(
     // many levels the player has been served, so that a player's path is reproducible.
     let served = levels.store().served_count(player, game.name()).await?;
     let mut seeds = LevelRng::for_play([served as u64, FRESH_STREAM, 0, 0]);
-    let mut fresh = Vec::with_capacity(FRESH_TRIES);
-    for attempt in 0..FRESH_TRIES {
-        let key = LevelKey {
-            game: game.name(),
-            difficulty: tiers[attempt % tiers.len().min(2)],
-            seed: 1 + seeds.below(u64::from(u32::MAX)),
-        };
-        let level = levels.get_for(game, key, client).await?;
-        let document = level.document();
-        let par = document["par"].as_u64().unwrap_or(0) as u32;
-        let metrics = document["metrics"].to_string();
-        fresh.push((key, model.predict_text(par, &metrics)));
-    }
-    fresh.sort_by(|a, b| (a.1 - target).abs().total_cmp(&(b.1 - target).abs()));
-    for (key, prior) in fresh {
-        // A request racing this one for the same player may have taken it already.
-        if levels
-            .store()
-            .mark_served(player, &key, crate::auth::now())
-            .await?
-        {
-            let level_rating = Rating {
-                rating: prior,
-                ..Rating::default()
+    for _ in 0..FRESH_ROUNDS {
+        let mut round = Vec::with_capacity(FRESH_TRIES);
+        for attempt in 0..FRESH_TRIES {
+            let key = LevelKey {
+                game: game.name(),
+                difficulty: tiers[attempt % tiers.len().min(2)],
+                seed: 1 + seeds.below(u64::from(u32::MAX)),
             };
-            return Ok(next(key, rating, level_rating));
+            round.push((key, current_rating(levels, game, key, client).await?));
+        }
+        round.sort_by(|a, b| {
+            (a.1.rating - target)
+                .abs()
+                .total_cmp(&(b.1.rating - target).abs())
+        });
+        for (key, level_rating) in round {
+            if levels
+                .store()
+                .mark_served(player, &key, crate::auth::now())
+                .await?
+            {
+                return Ok(next(key, rating, level_rating));
+            }
         }
     }
     Err(NextError::NothingFits)
+}
+
+/// A key's level (generated and stored when new) and its current rating: the stored one,
+/// which is its prior until players move it.
+async fn current_rating(
+    levels: &LevelService,
+    game: &'static dyn Game,
+    key: LevelKey,
+    client: Option<IpAddr>,
+) -> Result<Rating, NextError> {
+    let level = levels.get_for(game, key, client).await?;
+    if let Some(stored) = levels.store().level_rating(&key).await? {
+        return Ok(stored);
+    }
+    // Served unstored (the database is down): its prior, from its figures.
+    let document = level.document();
+    let par = document["par"].as_u64().unwrap_or(0) as u32;
+    let prior = game
+        .prior_model()
+        .predict_text(par, &document["metrics"].to_string());
+    Ok(Rating {
+        rating: prior,
+        ..Rating::default()
+    })
 }
 
 fn next(key: LevelKey, player: Rating, level: Rating) -> Next {

@@ -87,11 +87,13 @@ pub async fn serve(
 }
 
 /// The detail of a 431. hyper answers 431 for either cap on a request head and says not
-/// which, so the answer names both.
+/// which, so the answer names both; and the request line counts toward the bytes, so a
+/// URL longer than the cap gets 431 too (hyper's 414 needs one over 65,534 bytes).
 fn head_too_large(limits: &HttpLimits) -> String {
     format!(
-        "the request head is larger than the server accepts: more than {} header fields \
-         (HTTP_MAX_HEADERS) or more than {} bytes (HTTP_MAX_HEADER_BYTES)",
+        "the request head (the request line with its URL, and the header fields) is larger \
+         than the server accepts: more than {} header fields (HTTP_MAX_HEADERS) or more than \
+         {} bytes (HTTP_MAX_HEADER_BYTES)",
         limits.max_headers, limits.max_header_bytes
     )
 }

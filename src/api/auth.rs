@@ -14,6 +14,10 @@ use crate::auth::{Kind, Person, Presented, Principal};
 
 /// The dashboard's session cookie.
 pub const SESSION_COOKIE: &str = "levelforge_session";
+/// Its name with `SESSION_COOKIE_SECURE`: browsers take a `__Host-` cookie only from this
+/// very host over HTTPS (`Secure`, `Path=/`, no `Domain`), so no sibling host can set one
+/// that the server would read.
+pub const SECURE_SESSION_COOKIE: &str = "__Host-levelforge_session";
 
 /// The Bearer token of the `Authorization` header, if there is one; 401 for any other
 /// use of the header, so that a mistyped credential is never taken as none.
@@ -36,15 +40,16 @@ fn bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     }
 }
 
-/// The session cookie's value, if sent. (A cookie header is a `;`-separated list of
-/// `name=value` pairs; one lookup needs no cookie library.)
-pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+/// Every value sent for the cookie `name`, in order: a browser sends several when other
+/// hosts or paths set one of that name too, and any of them may be the real one. (A
+/// cookie header is a `;`-separated list of `name=value` pairs; no cookie library needed.)
+pub fn session_cookies<'h>(headers: &'h HeaderMap, name: &'h str) -> impl Iterator<Item = &'h str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
-        .find_map(|pair| pair.trim().strip_prefix(SESSION_COOKIE)?.strip_prefix('='))
+        .filter_map(move |pair| pair.trim().strip_prefix(name)?.strip_prefix('='))
 }
 
 /// The principal a presented token names, or 401.
@@ -64,26 +69,50 @@ async fn principal(state: &AppState, token: &str) -> Result<(Presented, Principa
     }
 }
 
-/// Whether a browser's request comes from the page's own origin: no `Origin` (not a
-/// cross-origin browser request), or one naming the `Host` the request was sent to.
-fn same_origin(headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN) else {
-        return true;
-    };
-    let authority = origin
-        .to_str()
-        .ok()
-        .and_then(|origin| origin.split_once("://"))
-        .map(|(_, authority)| authority);
+/// Whether a browser's request comes from the dashboard's own origin, `scheme://Host`.
+/// Each of the browser's signs that it may send must agree: `Origin` names that origin;
+/// `Sec-Fetch-Site` says `same-origin` (or `none`, typed by the user); `Referer` is a page
+/// of that origin. A request with none of them is no cross-site browser request.
+fn same_origin(headers: &HeaderMap, scheme: &str) -> bool {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    matches!((authority, host), (Some(a), Some(h)) if a.eq_ignore_ascii_case(h))
+    let ours = |origin: &str| {
+        host.is_some_and(|host| {
+            origin.split_once("://").is_some_and(|(s, authority)| {
+                s.eq_ignore_ascii_case(scheme) && authority.eq_ignore_ascii_case(host)
+            })
+        })
+    };
+    let text = |name| {
+        headers
+            .get(name)
+            .map(|v: &axum::http::HeaderValue| v.to_str().ok())
+    };
+    let origin_ok = text(header::ORIGIN).is_none_or(|o| o.is_some_and(ours));
+    let site_ok = text(header::HeaderName::from_static("sec-fetch-site"))
+        .is_none_or(|site| matches!(site, Some("same-origin" | "none")));
+    let referer_ok = text(header::REFERER).is_none_or(|r| r.map(origin_of).is_some_and(ours));
+    origin_ok && site_ok && referer_ok
+}
+
+/// The `scheme://authority` a URL starts with.
+fn origin_of(url: &str) -> &str {
+    let authority_start = url.find("://").map_or(0, |i| i + 3);
+    let end = url[authority_start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| authority_start + i);
+    &url[..end]
 }
 
 /// A cookie-authorized change (or a sign-in or sign-out) from another site is refused:
-/// the cookie is `SameSite`, and this holds even for a browser that would send it.
-pub(super) fn refuse_cross_site(method: &Method, headers: &HeaderMap) -> Result<(), ApiError> {
+/// the cookie is `SameSite`, and this holds even for a browser that would send it. The
+/// dashboard's origin is `https://Host` with `SESSION_COOKIE_SECURE`, else `http://Host`.
+pub(super) fn refuse_cross_site(
+    method: &Method,
+    headers: &HeaderMap,
+    session: &super::session::SessionSettings,
+) -> Result<(), ApiError> {
     let changes = !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
-    if changes && !same_origin(headers) {
+    if changes && !same_origin(headers, session.scheme()) {
         return Err(ApiError::Forbidden(
             "a request signed in by the dashboard's cookie must come from the dashboard's own \
              origin"
@@ -100,36 +129,45 @@ pub async fn designer(
     method: &Method,
     headers: &HeaderMap,
 ) -> Result<Person, ApiError> {
-    let (token, via_cookie) = match bearer(headers)? {
-        Some(token) => (token, false),
-        None => match session_cookie(headers) {
-            Some(token) => (token, true),
-            None => {
-                return Err(ApiError::Unauthorized {
-                    detail: "this route needs a designer key: `Authorization: Bearer <key>` \
-                             (`levelforge keys create`), or the dashboard's sign-in"
-                        .into(),
-                    invalid_token: false,
-                });
-            }
-        },
+    let Some(token) = bearer(headers)? else {
+        return cookie_person(state, method, headers).await;
     };
-    let (presented, principal) = principal(state, token).await?;
-    if via_cookie {
-        if presented.kind != Kind::Session {
-            return Err(ApiError::Unauthorized {
-                detail: "the session cookie holds no session".into(),
-                invalid_token: true,
-            });
-        }
-        refuse_cross_site(method, headers)?;
-    }
-    match principal {
+    match principal(state, token).await?.1 {
         Principal::Person(person) => Ok(person),
         Principal::Player { .. } => Err(ApiError::Forbidden(
             "a player token cannot use designer routes: they need a designer or admin key".into(),
         )),
     }
+}
+
+/// The person of the first live session among the session cookie's values (a planted
+/// cookie sent first locks no one out), for a request from the dashboard's own origin.
+async fn cookie_person(
+    state: &AppState,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Result<Person, ApiError> {
+    let mut sent = false;
+    for token in session_cookies(headers, state.session.cookie_name()) {
+        sent = true;
+        let Some(presented) = Presented::parse(token).filter(|p| p.kind == Kind::Session) else {
+            continue;
+        };
+        if let Some(Principal::Person(person)) = state.auth.resolve(&presented).await? {
+            refuse_cross_site(method, headers, &state.session)?;
+            return Ok(person);
+        }
+    }
+    Err(ApiError::Unauthorized {
+        detail: if sent {
+            "the session cookie holds no live session: sign in again".into()
+        } else {
+            "this route needs a designer key: `Authorization: Bearer <key>` \
+             (`levelforge keys create`), or the dashboard's sign-in"
+                .into()
+        },
+        invalid_token: sent,
+    })
 }
 
 /// Middleware of the designer routes: the request goes on only with a designer or admin
@@ -200,26 +238,59 @@ mod tests {
     }
 
     #[test]
-    fn the_session_cookie_is_found_among_others() {
-        let h = headers(&[(header::COOKIE, "a=1; levelforge_session=lfs_x_y; b=2")]);
-        assert_eq!(session_cookie(&h), Some("lfs_x_y"));
-        let h = headers(&[(header::COOKIE, "levelforge_sessionx=1")]);
-        assert_eq!(session_cookie(&h), None);
+    fn every_value_of_the_session_cookie_is_found_among_others() {
+        let h = headers(&[
+            (header::COOKIE, "a=1; levelforge_session=lfs_x_y; b=2"),
+            (header::COOKIE, "levelforge_session=lfs_z_w"),
+        ]);
+        let found: Vec<_> = session_cookies(&h, SESSION_COOKIE).collect();
+        assert_eq!(found, ["lfs_x_y", "lfs_z_w"]);
+        let h = headers(&[(
+            header::COOKIE,
+            "levelforge_sessionx=1; x_levelforge_session=2",
+        )]);
+        assert_eq!(session_cookies(&h, SESSION_COOKIE).count(), 0);
+        let h = headers(&[(header::COOKIE, "levelforge_session=1")]);
+        assert_eq!(session_cookies(&h, SECURE_SESSION_COOKIE).count(), 0);
     }
 
     #[test]
     fn only_the_own_origin_is_same_origin() {
         let host = (header::HOST, "127.0.0.1:8080");
-        assert!(same_origin(&headers(std::slice::from_ref(&host))));
-        assert!(same_origin(&headers(&[
-            host.clone(),
-            (header::ORIGIN, "http://127.0.0.1:8080")
-        ])));
-        for other in ["http://127.0.0.1:9999", "https://evil.example", "null"] {
-            assert!(!same_origin(&headers(&[
-                host.clone(),
-                (header::ORIGIN, other)
-            ])));
+        let same = |more: &[(header::HeaderName, &str)], scheme| {
+            let mut all = vec![host.clone()];
+            all.extend_from_slice(more);
+            same_origin(&headers(&all), scheme)
+        };
+        assert!(same(&[], "http"));
+        assert!(same(&[(header::ORIGIN, "http://127.0.0.1:8080")], "http"));
+        assert!(same(&[(header::ORIGIN, "https://127.0.0.1:8080")], "https"));
+        for other in [
+            "http://127.0.0.1:9999",
+            "https://evil.example",
+            "null",
+            "https://127.0.0.1:8080",
+        ] {
+            assert!(!same(&[(header::ORIGIN, other)], "http"), "{other}");
+        }
+        let fetch_site = header::HeaderName::from_static("sec-fetch-site");
+        for (site, ok) in [
+            ("same-origin", true),
+            ("none", true),
+            ("same-site", false),
+            ("cross-site", false),
+        ] {
+            assert_eq!(same(&[(fetch_site.clone(), site)], "http"), ok, "{site}");
+        }
+        for (page, ok) in [
+            ("http://127.0.0.1:8080/", true),
+            ("http://127.0.0.1:8080?x", true),
+            ("http://127.0.0.1:8080", true),
+            ("http://127.0.0.1:8080.evil.example/", false),
+            ("https://127.0.0.1:8080/", false),
+            ("http://evil.example/http://127.0.0.1:8080/", false),
+        ] {
+            assert_eq!(same(&[(header::REFERER, page)], "http"), ok, "{page}");
         }
     }
 

@@ -26,7 +26,11 @@ pub async fn verify(
     query: VerifyQuery,
     JsonBody(level): JsonBody<Value>,
 ) -> Result<Json<Value>, ApiError> {
-    super::rate_limit(state.verify_limiter.as_deref(), client.0, "verifications")?;
+    super::rate_limit(
+        state.verify_limiter.as_deref(),
+        client.0,
+        "verifications from this client",
+    )?;
     let game = game_of(&state, query.game.as_deref(), &level)?;
     let max_states = state.verify_max_states;
     let report = state

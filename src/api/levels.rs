@@ -102,7 +102,11 @@ pub async fn hint(
     query: LevelQuery,
     MovesBody { moves }: MovesBody,
 ) -> Result<Response, ApiError> {
-    super::rate_limit(state.hint_limiter.as_deref(), client.0, "hints")?;
+    super::rate_limit(
+        state.hint_limiter.as_deref(),
+        client.0,
+        "hints from this client",
+    )?;
     let (game, _, level) = served(&state, &path, &query, client).await?;
     let max_states = state.verify_max_states;
     let hint = state
@@ -131,10 +135,16 @@ pub async fn play(
         bytes: raw,
     } = body;
     report.refuse_client()?;
-    let idempotency_key = idempotency_key(&headers)?;
-    super::rate_limit(state.play_limiter.as_deref(), client.0, "plays")?;
+    let sent_key = idempotency_key(&headers)?;
+    super::rate_limit(
+        state.play_limiter.as_deref(),
+        client.0,
+        "plays from this client",
+    )?;
     let player_id = player.0.as_ref().map(|player| player.id.as_str());
-    let fingerprint = request_fingerprint(&path, query.game.as_deref(), player_id, &raw);
+    let fingerprint = request_fingerprint(&path, query.game.as_deref(), &raw);
+    let stored_key = sent_key.map(|key| callers_key(key, player_id, &fingerprint));
+    let idempotency_key = stored_key.as_deref();
     if let Some(key) = idempotency_key
         && let Some(first) = state.levels.store().idempotent_play(key).await?
     {
@@ -198,6 +208,7 @@ pub async fn play(
                 None => Err(ApiError::Internal("an idempotency key vanished".into())),
             }
         }
+        (Err(StoreError::PlayerGone), _) => Err(StoreError::PlayerGone.into()),
         (Err(error), _) => {
             crate::metrics::db_error("play_write");
             Err(error.into())
@@ -222,22 +233,28 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
         })
 }
 
-/// What makes two plays the same request: the level they name, the player who sends
-/// them (so that one player's key never answers another's play) and the exact body.
+/// What makes two plays of one caller the same request: the level they name and the
+/// exact body. (Who sends them is in the key they are stored under: [`callers_key`].)
 fn request_fingerprint(
     (difficulty, seed): &(String, String),
     game: Option<&str>,
-    player: Option<&str>,
     body: &[u8],
 ) -> String {
-    let mut request = format!(
-        "{}/{difficulty}/{seed}\n{}\n",
-        game.unwrap_or(""),
-        player.unwrap_or("")
-    )
-    .into_bytes();
+    let mut request = format!("{}/{difficulty}/{seed}\n", game.unwrap_or("")).into_bytes();
     request.extend_from_slice(body);
     compression::strong_etag(&request)
+}
+
+/// The key a play's `Idempotency-Key` is stored under, which is the caller's own: a
+/// player's keys are theirs alone (and erased with them); an anonymous caller, who has no
+/// identity, owns a key together with the exact request. So no caller's key answers
+/// another caller's play, and no answer says whether someone else used a key.
+fn callers_key(key: &str, player: Option<&str>, fingerprint: &str) -> String {
+    let scope = match player {
+        Some(id) => format!("player {id}\n{key}"),
+        None => format!("anonymous {fingerprint}\n{key}"),
+    };
+    crate::auth::sha256_hex(scope.as_bytes())
 }
 
 /// The first answer to an idempotency key, or 422 when the key came with another request.

@@ -46,6 +46,10 @@ pub struct AppState {
     pub play_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
     pub hint_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
     pub players_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
+    /// New players per network (IPv4 /24, IPv6 /64), beside the per-client limit.
+    pub players_network_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
+    /// One `next` at a time per player (per replica).
+    pub next_locks: Arc<crate::next::PlayerLocks>,
     /// Resolves player tokens, keys and sessions.
     pub auth: Arc<crate::auth::Authenticator>,
     pub session: session::SessionSettings,
@@ -85,7 +89,7 @@ impl App {
         request: Request<hyper::body::Incoming>,
         peer: SocketAddr,
     ) -> Result<Response, std::convert::Infallible> {
-        if let Err(refusal) = one_host(&request) {
+        if let Err(refusal) = one_host(&request).and_then(|()| one_credential(&request)) {
             return Ok(refusal.into_response());
         }
         if let Some(response) = self.warm.answer(&request).await {
@@ -112,6 +116,24 @@ fn one_host<B>(request: &Request<B>) -> Result<(), ApiError> {
         (Some(host), None) if host.is_empty() || is_authority(host.as_bytes()) => Ok(()),
         (Some(_), None) => refuse("has a `Host` header that is not host[:port]"),
     }
+}
+
+/// 400 for a request with more than one `Authorization` or `Idempotency-Key`: which one
+/// counts would be a guess (a valid token followed by a forged one, two keys for one play).
+fn one_credential<B>(request: &Request<B>) -> Result<(), ApiError> {
+    use axum::http::{HeaderName, header};
+    const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+    for (header, name) in [
+        (header::AUTHORIZATION, "Authorization"),
+        (IDEMPOTENCY_KEY, "Idempotency-Key"),
+    ] {
+        if request.headers().get_all(header).iter().nth(1).is_some() {
+            return Err(ApiError::BadRequest(format!(
+                "the request has more than one `{name}` header"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `host[:port]` (RFC 3986: a name, an IPv4 address or a bracketed IP literal, and a
@@ -414,7 +436,7 @@ pub(crate) fn rate_limit(
     limiter.check(client).map_err(|wait| {
         crate::metrics::refused("rate_limited");
         ApiError::TooManyRequests {
-            detail: format!("too many {what} from this client; next one in {wait:?}"),
+            detail: format!("too many {what}; next one in {wait:?}"),
             retry_after_s: u32::try_from(wait.as_secs() + 1).unwrap_or(u32::MAX),
         }
     })

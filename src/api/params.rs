@@ -18,9 +18,17 @@ use super::problem::ApiError;
 use crate::store::LevelKey;
 
 /// The client a request counts against for rate limiting: the peer address, or with
-/// `TRUST_FORWARDED` the last `X-Forwarded-For` entry (the one our own proxy appended;
-/// earlier entries are whatever the client claimed).
+/// `TRUST_FORWARDED` the last `X-Forwarded-For` entry over all the header's lines (the one
+/// our own proxy appended; earlier entries and lines are whatever the client claimed).
 pub struct ClientIp(pub Option<IpAddr>);
+
+/// The right-most entry of `X-Forwarded-For`, its lines joined in order: the last line's
+/// last entry. `None` when that one is not an address (never an earlier, client-written one).
+fn last_forwarded(headers: &HeaderMap) -> Option<IpAddr> {
+    let last_line = headers.get_all("x-forwarded-for").iter().next_back()?;
+    let last_entry = last_line.to_str().ok()?.rsplit(',').next()?;
+    last_entry.trim().parse().ok()
+}
 
 impl FromRequestParts<super::AppState> for ClientIp {
     type Rejection = Infallible;
@@ -31,11 +39,8 @@ impl FromRequestParts<super::AppState> for ClientIp {
     ) -> Result<Self, Self::Rejection> {
         let forwarded = state
             .trust_forwarded
-            .then(|| parts.headers.get("x-forwarded-for"))
-            .flatten()
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.rsplit(',').next())
-            .and_then(|ip| ip.trim().parse().ok());
+            .then(|| last_forwarded(&parts.headers))
+            .flatten();
         let peer = || {
             parts
                 .extensions
@@ -261,6 +266,22 @@ impl<'de> serde::de::Visitor<'de> for NoDuplicateKeysVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_client_is_the_last_entry_of_the_last_forwarded_line() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(last_forwarded(&headers), None);
+        for line in ["192.0.2.1, 192.0.2.2", "198.51.100.7"] {
+            headers.append("x-forwarded-for", line.parse().unwrap());
+        }
+        assert_eq!(
+            last_forwarded(&headers),
+            Some("198.51.100.7".parse().unwrap())
+        );
+        // A last entry that is not an address names no one; never an earlier entry.
+        headers.append("x-forwarded-for", "192.0.2.1, unknown".parse().unwrap());
+        assert_eq!(last_forwarded(&headers), None);
+    }
 
     #[test]
     fn integers_have_one_spelling() {

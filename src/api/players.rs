@@ -18,7 +18,17 @@ use crate::rating::tenths;
 
 /// `POST /players`: a new player and its token, shown only in this answer.
 pub async fn create(State(state): State<AppState>, client: ClientIp) -> Result<Response, ApiError> {
-    super::rate_limit(state.players_limiter.as_deref(), client.0, "new players")?;
+    super::rate_limit(
+        state.players_limiter.as_deref(),
+        client.0,
+        "new players from this client",
+    )?;
+    let network = state.players_network_limiter.as_deref();
+    super::rate_limit(
+        network,
+        client.0,
+        "new players from this client's network (its /24 or /64)",
+    )?;
     let secret = NewSecret::generate(Kind::Player);
     state
         .auth
@@ -81,8 +91,9 @@ pub async fn next(
     query: NextQuery,
 ) -> Result<Response, ApiError> {
     let game = params::game(query.game.as_deref(), state.default_game)?;
+    let (levels, locks) = (&state.levels, &state.next_locks);
     let next =
-        crate::next::choose(&state.levels, game, &player.id, query.difficulty, client.0).await?;
+        crate::next::choose(levels, locks, game, &player.id, query.difficulty, client.0).await?;
     let key = next.key;
     let answer = json!({
         "difficulty": key.difficulty,

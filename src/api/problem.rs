@@ -181,6 +181,10 @@ impl From<StoreError> for ApiError {
                 detail: "the database is unavailable; try again shortly".into(),
                 retry_after_s: 1,
             },
+            StoreError::PlayerGone => ApiError::Unauthorized {
+                detail: "the token's player was erased (`DELETE /players/me`)".into(),
+                invalid_token: true,
+            },
             // The client cannot fix it and the SQL is ours: log it, answer plainly.
             StoreError::Query(_)
             | StoreError::Migration(_)

@@ -9,7 +9,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
-use super::auth::{SESSION_COOKIE, designer, refuse_cross_site, session_cookie};
+use super::auth::{
+    SECURE_SESSION_COOKIE, SESSION_COOKIE, designer, refuse_cross_site, session_cookies,
+};
 use super::params::JsonBody;
 use super::problem::ApiError;
 use crate::auth::{Kind, NewSecret, Person, Presented, Principal, now};
@@ -22,6 +24,31 @@ pub struct SessionSettings {
     pub secure: bool,
     /// How long a sign-in lasts (cut to the key's own expiry).
     pub lifetime_s: i64,
+}
+
+impl SessionSettings {
+    /// The cookie's name: `__Host-` prefixed when `Secure` (docs/security.md).
+    pub fn cookie_name(&self) -> &'static str {
+        if self.secure {
+            SECURE_SESSION_COOKIE
+        } else {
+            SESSION_COOKIE
+        }
+    }
+
+    /// The scheme of the dashboard's own origin: HTTPS when the cookie is `Secure`.
+    pub fn scheme(&self) -> &'static str {
+        if self.secure { "https" } else { "http" }
+    }
+
+    /// The `Set-Cookie` of `value` lasting `max_age_s` (0 clears it).
+    fn cookie(&self, value: &str, max_age_s: i64) -> String {
+        format!(
+            "{}={value}; Path=/; Max-Age={max_age_s}; HttpOnly; SameSite=Strict{}",
+            self.cookie_name(),
+            if self.secure { "; Secure" } else { "" }
+        )
+    }
 }
 
 /// The body of `POST /session`.
@@ -39,7 +66,7 @@ pub async fn open(
     // Read after the cross-site check, which comes first whatever the body.
     body: Result<SignIn, ApiError>,
 ) -> Result<Response, ApiError> {
-    refuse_cross_site(&Method::POST, &headers)?;
+    refuse_cross_site(&Method::POST, &headers, &state.session)?;
     let SignIn { key } = body?;
     let refused = |detail: &str| ApiError::Unauthorized {
         detail: detail.into(),
@@ -69,12 +96,7 @@ pub async fn open(
             expires_at: ends,
         })
         .await?;
-    let cookie = format!(
-        "{SESSION_COOKIE}={}; Path=/; Max-Age={}; HttpOnly; SameSite=Strict{}",
-        session.token,
-        ends - now,
-        if state.session.secure { "; Secure" } else { "" }
-    );
+    let cookie = state.session.cookie(&session.token, ends - now);
     Ok(with_cookie(StatusCode::NO_CONTENT.into_response(), &cookie))
 }
 
@@ -102,26 +124,23 @@ fn describe(person: &Person) -> Value {
     })
 }
 
-/// `DELETE /session`: ends the cookie's session, if any, and clears the cookie.
+/// `DELETE /session`: ends the live sessions among the cookie's values, and clears it.
 pub async fn close(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    refuse_cross_site(&Method::DELETE, &headers)?;
-    if let Some(presented) = session_cookie(&headers)
-        .and_then(Presented::parse)
-        .filter(|p| p.kind == Kind::Session)
-    {
+    refuse_cross_site(&Method::DELETE, &headers, &state.session)?;
+    let sessions = session_cookies(&headers, state.session.cookie_name())
+        .filter_map(Presented::parse)
+        .filter(|p| p.kind == Kind::Session);
+    for presented in sessions {
         // Only the session's own token ends it.
         if state.auth.resolve(&presented).await?.is_some() {
             state.auth.store().delete_session(&presented.id).await?;
         }
         state.auth.forget(&presented).await;
     }
-    let cookie = format!(
-        "{SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict{}",
-        if state.session.secure { "; Secure" } else { "" }
-    );
+    let cookie = state.session.cookie("", 0);
     Ok(with_cookie(StatusCode::NO_CONTENT.into_response(), &cookie))
 }
 

@@ -34,6 +34,14 @@ impl Backend {
     }
 }
 
+/// The TCP address the database of a URL listens on; `None` for SQLite (and sockets).
+pub fn tcp_address(url: &str) -> Option<(String, u16)> {
+    match Backend::of_url(url) {
+        Backend::Postgres => levelforge_store_postgres::tcp_address(url),
+        Backend::Sqlite => None,
+    }
+}
+
 /// Opens the store a URL names and applies its migrations. A SQLite file is made when
 /// missing.
 pub async fn connect(url: &str, max_connections: u32) -> Result<Arc<dyn Store>, StoreError> {

@@ -7,6 +7,17 @@ use levelforge_store::plays::{LockedLevel, PlayRatings};
 use levelforge_store::rating::Rating;
 use levelforge_store::{NewPlay, StoreError, seed_to_column};
 
+/// Holds the player's account for the play's transaction: [`StoreError::PlayerGone`] when
+/// it was erased (its token still trusted a moment on some replica), so that nothing of
+/// the player is stored after the erasure, on any backend.
+pub(crate) async fn lock_player(tx: &mut crate::Tx, player: &str) -> Result<(), StoreError> {
+    sqlx::query_file!("queries/plays/lock_player.sql", player)
+        .fetch_optional(&mut **tx)
+        .await?
+        .map(|_| ())
+        .ok_or(StoreError::PlayerGone)
+}
+
 /// Rates the play if it is the player's first of this (locked) level. One statement finds
 /// the player's rating row (made on a first play) only while the account exists and the
 /// player has no earlier play of the level: an erased player, whose token another replica

@@ -19,10 +19,12 @@ impl crate::Backend {
 
 /// Keeps the play's answer under its idempotency key, in the play's transaction: a
 /// repeat finds either both or neither. A key taken by a concurrent play fails this one,
-/// which rolls the play back.
+/// which rolls the play back. The row names the player whose key it is (`client`), so
+/// that erasing the player deletes it.
 pub(crate) async fn remember_answer(
     tx: &mut crate::Tx,
     idempotency: &Idempotency<'_>,
+    client: Option<&str>,
     stored: &StoredPlay,
 ) -> Result<(), StoreError> {
     let answer = (idempotency.answer)(stored);
@@ -32,6 +34,7 @@ pub(crate) async fn remember_answer(
         stored.id,
         idempotency.fingerprint,
         answer,
+        client,
     )
     .execute(&mut **tx)
     .await;

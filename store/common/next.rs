@@ -71,9 +71,37 @@ impl crate::Backend {
             now,
         )
         .execute(&self.pool)
-        .await?
-        .rows_affected();
-        Ok(inserted == 1)
+        .await;
+        match inserted {
+            Ok(done) if done.rows_affected() == 1 => Ok(true),
+            // Taken or played, unless the player is gone.
+            Ok(_) => match self.token_hash_of_player(player).await? {
+                Some(_) => Ok(false),
+                None => Err(StoreError::PlayerGone),
+            },
+            // Erased while this waited for the account (PostgreSQL's foreign key).
+            Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => {
+                Err(StoreError::PlayerGone)
+            }
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    pub(crate) async fn rating_of_level(
+        &self,
+        key: &LevelKey,
+    ) -> Result<Option<Rating>, StoreError> {
+        let (tier, seed) = (key.difficulty.as_str(), seed_to_column(key.seed));
+        let rating = sqlx::query_file_as!(
+            Rating,
+            "queries/next/level_rating.sql",
+            key.game,
+            tier,
+            seed
+        )
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(rating)
     }
 
     pub(crate) async fn count_served(&self, player: &str, game: &str) -> Result<i64, StoreError> {

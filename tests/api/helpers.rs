@@ -241,10 +241,8 @@ impl TestApp {
     /// A server that reaches `database` through another URL (a proxy in front of it).
     pub async fn on_url(database: &Arc<TestDatabase>, url: &str, flags: &[&str]) -> TestApp {
         let mut argv = vec!["levelforge", "serve", "--database-url", url];
-        // Tests make many players from one address; the limit has tests of its own.
-        if !flags.contains(&"--rate-limit-players-per-min") {
-            argv.extend(["--rate-limit-players-per-min", "0"]);
-        }
+        // Tests make many players from one address; the limits have tests of their own.
+        argv.extend(unlimited_players(flags));
         argv.extend_from_slice(flags);
         let Some(Command::Serve(args)) = <Cli as clap::Parser>::try_parse_from(argv)
             .expect("serve flags")
@@ -299,11 +297,7 @@ impl TestApp {
         let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_levelforge"))
             .args(["serve", "--bind", &bind, "--database-url", &database.url])
             .args(["--admin-bind", &admin_bind])
-            .args(if flags.contains(&"--rate-limit-players-per-min") {
-                &[][..]
-            } else {
-                &["--rate-limit-players-per-min", "0"][..]
-            })
+            .args(unlimited_players(flags))
             .args(flags)
             .env("RUST_LOG", "error")
             .stdout(std::process::Stdio::null())
@@ -528,6 +522,19 @@ impl TestApp {
     }
 }
 
+/// Flags turning off the limits on new players (per client and per network) that `flags`
+/// does not set itself.
+fn unlimited_players(flags: &[&str]) -> Vec<&'static str> {
+    [
+        "--rate-limit-players-per-min",
+        "--rate-limit-players-per-network-per-min",
+    ]
+    .into_iter()
+    .filter(|flag| !flags.contains(flag))
+    .flat_map(|flag| [flag, "0"])
+    .collect()
+}
+
 /// The designer routes (openapi.yaml's `designerKey` operations): browse, stats, verify
 /// and the preview of a posted level.
 pub fn is_designer_route(path: &str) -> bool {
@@ -559,23 +566,37 @@ pub async fn make_key(store: &std::sync::Arc<dyn levelforge::store::Store>) -> S
 }
 
 /// A TCP proxy in front of PostgreSQL that the test cuts (every link dropped, new ones
-/// refused) and restores, without touching the shared cluster.
+/// accepted and closed at once) or closes (nothing listens: the port refuses) and
+/// restores, without touching the shared cluster.
 pub struct Proxy {
     pub port: u16,
+    upstream: String,
     up: Arc<AtomicBool>,
     links: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    accepting: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Proxy {
     pub async fn start(upstream: String) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
-        let up = Arc::new(AtomicBool::new(true));
-        let links = Arc::new(Mutex::new(Vec::new()));
-        let (accept_up, accept_links) = (up.clone(), links.clone());
-        tokio::spawn(async move {
+        let proxy = Proxy {
+            port,
+            upstream,
+            up: Arc::new(AtomicBool::new(true)),
+            links: Arc::default(),
+            accepting: Mutex::default(),
+        };
+        proxy.accept_on(listener).await;
+        proxy
+    }
+
+    /// Forwards every connection `listener` accepts while the proxy is up.
+    async fn accept_on(&self, listener: TcpListener) {
+        let (up, links, upstream) = (self.up.clone(), self.links.clone(), self.upstream.clone());
+        let accepting = tokio::spawn(async move {
             while let Ok((mut client, _)) = listener.accept().await {
-                if !accept_up.load(Ordering::SeqCst) {
+                if !up.load(Ordering::SeqCst) {
                     continue; // dropped: the connection closes at once
                 }
                 let upstream = upstream.clone();
@@ -584,12 +605,12 @@ impl Proxy {
                         let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
                     }
                 });
-                let mut links = accept_links.lock().await;
+                let mut links = links.lock().await;
                 links.retain(|l: &JoinHandle<()>| !l.is_finished());
                 links.push(link);
             }
         });
-        Proxy { port, up, links }
+        *self.accepting.lock().await = Some(accepting);
     }
 
     /// A fresh database reached through a new proxy: (direct URL, proxied URL, proxy).
@@ -614,5 +635,22 @@ impl Proxy {
 
     pub fn restore(&self) {
         self.up.store(true, Ordering::SeqCst);
+    }
+
+    /// Drops every link and stops listening: connecting to the port is refused at once.
+    pub async fn close_port(&self) {
+        if let Some(accepting) = self.accepting.lock().await.take() {
+            accepting.abort();
+            let _ = accepting.await;
+        }
+        for link in self.links.lock().await.drain(..) {
+            link.abort();
+        }
+    }
+
+    /// Listens on the same port again.
+    pub async fn open_port(&self) {
+        let listener = TcpListener::bind(("127.0.0.1", self.port)).await.unwrap();
+        self.accept_on(listener).await;
     }
 }

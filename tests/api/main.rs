@@ -39,6 +39,7 @@ mod docker_context;
 mod docs_links;
 mod helpers;
 mod http;
+mod integrity;
 mod next;
 mod ops;
 mod play;

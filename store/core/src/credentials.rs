@@ -42,6 +42,10 @@ pub struct PlayerRating {
     pub plays: i64,
 }
 
+/// Live sessions a key keeps: a new sign-in ends the oldest beyond them, so that sign-ins
+/// with one key cannot grow the table (a person signs in from a few browsers at most).
+pub const SESSIONS_PER_KEY: i64 = 16;
+
 /// A dashboard session opened with a key; times are Unix seconds.
 pub struct NewSession<'a> {
     pub id: &'a str,

@@ -93,6 +93,10 @@ pub enum StoreError {
     /// A row with the same unique name exists (a live key's name).
     #[error("{0}")]
     Conflict(String),
+    /// The player a write names was erased (its token trusted a moment longer elsewhere):
+    /// nothing was stored.
+    #[error("the player was erased")]
+    PlayerGone,
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -186,9 +190,12 @@ pub trait Store: Send + Sync {
         query: &NextQuery<'_>,
     ) -> Result<Vec<NextCandidate>, StoreError>;
     /// Records that `next` chose this level for the player; false when it was already
-    /// chosen for them (by another request or replica), so it must not be served.
+    /// chosen for them (by another request or replica) or they played it, so it must not
+    /// be served. [`StoreError::PlayerGone`] when the player was erased.
     async fn mark_served(&self, player: &str, key: &LevelKey, now: i64)
     -> Result<bool, StoreError>;
+    /// A stored level's current rating (its prior until players moved it).
+    async fn level_rating(&self, key: &LevelKey) -> Result<Option<rating::Rating>, StoreError>;
     /// How many levels of `game` `next` has chosen for the player.
     async fn served_count(&self, player: &str, game: &str) -> Result<i64, StoreError>;
 
@@ -255,6 +262,7 @@ macro_rules! with_store_methods {
             fn next_candidates(query: &$crate::NextQuery<'_>) -> Vec<$crate::NextCandidate> => candidates_for_next;
             fn mark_served(player: &str, key: &$crate::LevelKey, now: i64) -> bool => served_next;
             fn served_count(player: &str, game: &str) -> i64 => count_served;
+            fn level_rating(key: &$crate::LevelKey) -> Option<$crate::rating::Rating> => rating_of_level;
             fn create_key(key: &$crate::NewKey<'_>) -> () => new_key;
             fn keys() -> Vec<$crate::KeyRecord> => all_keys;
             fn live_key_count(now: i64) -> i64 => live_keys;

@@ -51,6 +51,15 @@ impl PgStore {
     }
 }
 
+/// The host and port a URL's connections go to over TCP; `None` for a Unix socket or a
+/// URL that does not parse.
+pub fn tcp_address(url: &str) -> Option<(String, u16)> {
+    use std::str::FromStr;
+    let options = sqlx::postgres::PgConnectOptions::from_str(url).ok()?;
+    let host = options.get_host();
+    (!host.starts_with('/')).then(|| (host.to_string(), options.get_port()))
+}
+
 impl PgStore {
     /// A transaction that writes; PostgreSQL's row locks order the writers.
     async fn begin_write(&self) -> Result<Tx, StoreError> {

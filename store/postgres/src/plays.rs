@@ -10,7 +10,7 @@ use levelforge_store::rating::{RatedPlay, Rating};
 use levelforge_store::rollups::random_shard;
 use levelforge_store::{LevelKey, NewPlay, StoreError, StoredPlay, seed_to_column};
 
-use crate::common::first_play::rate_first_play;
+use crate::common::first_play::{lock_player, rate_first_play};
 use crate::common::idempotency::remember_answer;
 use crate::{PgStore, Tx};
 
@@ -19,6 +19,9 @@ impl PgStore {
         let mut tx = self.begin_write().await?;
         // None: not stored, and the insert's foreign key reports it.
         let level = lock_level(&mut tx, &play.key).await?;
+        if let Some(player) = play.client {
+            lock_player(&mut tx, player).await?;
+        }
         let ratings = match (play.client, &level) {
             (Some(player), Some(level)) => rate_first_play(&mut tx, play, player, level).await?,
             _ => None,
@@ -30,7 +33,7 @@ impl PgStore {
         }
         let stored = StoredPlay { id, ratings };
         if let Some(idempotency) = &play.idempotency {
-            remember_answer(&mut tx, idempotency, &stored).await?;
+            remember_answer(&mut tx, idempotency, play.client, &stored).await?;
         }
         tx.commit().await?;
         Ok(stored)

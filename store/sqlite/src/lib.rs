@@ -44,7 +44,10 @@ impl SqliteStore {
             // Readers and a writer at once; writers wait for each other instead of failing.
             .journal_mode(SqliteJournalMode::Wal)
             .busy_timeout(Duration::from_secs(5))
-            .foreign_keys(true);
+            .foreign_keys(true)
+            // Deleted content is overwritten with zeros, not left in free space: an
+            // erased player's rows leave nothing in the file (docs/security.md).
+            .pragma("secure_delete", "on");
         let pool = SqlitePoolOptions::new()
             .max_connections(max_connections)
             .acquire_timeout(acquire_timeout)

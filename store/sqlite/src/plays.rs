@@ -9,7 +9,7 @@ use levelforge_store::rating::{RatedPlay, Rating};
 use levelforge_store::rollups::random_shard;
 use levelforge_store::{LevelKey, NewPlay, StoreError, StoredPlay, seed_to_column};
 
-use crate::common::first_play::rate_first_play;
+use crate::common::first_play::{lock_player, rate_first_play};
 use crate::common::idempotency::remember_answer;
 use crate::{SqliteStore, Tx};
 
@@ -18,6 +18,9 @@ impl SqliteStore {
         let mut tx = self.begin_write().await?;
         // None: not stored, and the insert's foreign key reports it.
         let level = read_level(&mut tx, &play.key).await?;
+        if let Some(player) = play.client {
+            lock_player(&mut tx, player).await?;
+        }
         let ratings = match (play.client, &level) {
             (Some(player), Some((level, _))) => {
                 rate_first_play(&mut tx, play, player, level).await?
@@ -32,7 +35,7 @@ impl SqliteStore {
         }
         let stored = StoredPlay { id, ratings };
         if let Some(idempotency) = &play.idempotency {
-            remember_answer(&mut tx, idempotency, &stored).await?;
+            remember_answer(&mut tx, idempotency, play.client, &stored).await?;
         }
         tx.commit().await?;
         Ok(stored)

@@ -1,2 +1,2 @@
-INSERT INTO play_idempotency (key, play_id, fingerprint, answer)
-VALUES ($1, $2, $3, $4)
+INSERT INTO play_idempotency (key, play_id, fingerprint, answer, client)
+VALUES ($1, $2, $3, $4, $5)
