@@ -19,9 +19,10 @@ choose_engine() {
     return
   fi
   engine=podman
-  command -v podman >/dev/null && command -v runc >/dev/null ||
-    apt_install podman runc netavark aardvark-dns catatonit ||
-    { say "needs podman and runc (apt)"; return 1; }
+  # netavark, podman's network stack, sets up container networks with iptables.
+  command -v podman >/dev/null && command -v runc >/dev/null && command -v iptables >/dev/null ||
+    apt_install podman runc netavark aardvark-dns catatonit iptables ||
+    { say "needs podman, runc and iptables (apt)"; return 1; }
   mkdir -p "$LF_CACHE"
   export CONTAINERS_CONF="$LF_CACHE/containers.conf"
   cat > "$CONTAINERS_CONF" <<'CONF'

@@ -17,7 +17,8 @@ use serde::Serialize;
 use crate::{Store, StoreError};
 
 /// The tables copied row by row, in [`Table::ALL`]'s order, which every foreign key
-/// follows (a play's level, an idempotency row's play, a session's key come first).
+/// follows (a play's level and player, an idempotency row's play, a session's key come
+/// first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Table {
     Levels,
@@ -33,9 +34,9 @@ pub enum Table {
 impl Table {
     pub const ALL: [Table; 8] = [
         Table::Levels,
+        Table::PlayerAccounts,
         Table::Plays,
         Table::PlayIdempotency,
-        Table::PlayerAccounts,
         Table::Players,
         Table::ApiKeys,
         Table::Sessions,
@@ -122,6 +123,14 @@ pub const SCHEMA: &[(&str, Fate)] = &[
     ),
 ];
 
+/// Columns the target fills itself on insert, so no row type carries them: (table, column,
+/// why the copy keeps their meaning).
+pub const GENERATED: &[(&str, &str, &str)] = &[(
+    "sessions",
+    "opened",
+    "PostgreSQL's insertion order of a key's sessions: the copy inserts them oldest first",
+)];
+
 /// The row types: what a backend's export queries fill and its import queries read.
 pub trait Row: Serialize + Default + Send {}
 
@@ -185,6 +194,8 @@ pub struct PlayRow {
 pub struct IdempotencyRow {
     pub key: String,
     pub play_id: i64,
+    /// The player whose key it is; none for an anonymous play.
+    pub client: Option<String>,
     pub fingerprint: String,
     pub answer: String,
     pub created_at: String,
@@ -335,6 +346,14 @@ mod tests {
         }
         let position = |t: Table| Table::ALL.iter().position(|&x| x == t).unwrap();
         assert!(position(Table::Levels) < position(Table::Plays));
+        for named in [
+            Table::Plays,
+            Table::PlayIdempotency,
+            Table::Players,
+            Table::NextServed,
+        ] {
+            assert!(position(Table::PlayerAccounts) < position(named));
+        }
         assert!(position(Table::Plays) < position(Table::PlayIdempotency));
         assert!(position(Table::ApiKeys) < position(Table::Sessions));
     }
