@@ -13,6 +13,8 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::HashSet;
 
+use rustc_hash::FxBuildHasher;
+
 use serde::Serialize;
 
 use crate::play::Play;
@@ -89,7 +91,9 @@ pub fn play<P: Play>(
 ) -> BotPlay<P::Moves> {
     let (game, mut at) = P::start(level);
     let budget = budget(par, skill);
-    let mut seen = HashSet::from([at.clone()]);
+    // Only asked whether it holds a position: a fast hash, the same answers.
+    let mut seen: Seen<P::Position> = HashSet::with_hasher(FxBuildHasher);
+    seen.insert(at.clone());
     let mut line = Vec::new();
     while line.len() < budget as usize && !game.won(&at) {
         let moves = game.weighed(&at, skill.depth);
@@ -111,6 +115,9 @@ pub fn play<P: Play>(
     }
 }
 
+/// The positions of a play and of the lookahead's current line.
+type Seen<T> = HashSet<T, FxBuildHasher>;
+
 /// The move a bot plays from `at`: a mistake, or one of the moves whose outlook is best.
 fn choose<P: Play>(
     game: &P,
@@ -118,7 +125,7 @@ fn choose<P: Play>(
     mut moves: Vec<P::Move>,
     depth: u32,
     skill: &Skill,
-    seen: &mut HashSet<P::Position>,
+    seen: &mut Seen<P::Position>,
     rng: &mut LevelRng,
 ) -> P::Move {
     if rng.chance(skill.mistakes_per_mille, 1000) {
@@ -169,7 +176,7 @@ impl Outlook {
 struct Lookahead<'a, P: Play> {
     game: &'a P,
     /// The play's positions and the search's current line.
-    seen: &'a mut HashSet<P::Position>,
+    seen: &'a mut Seen<P::Position>,
     nodes: u32,
 }
 

@@ -533,7 +533,7 @@ fn unsolve(
     let playable = |i: usize| {
         dist[i] != UNREACHABLE
             && !graph.is_win(i)
-            && board.stones_expressible(rules::packed_stones(graph.key(i)))
+            && board.stones_expressible(rules::packed_stones(graph.key(i), colours))
     };
     // The target is the largest distance within the cap that a playable board has: the
     // distances are tried from the largest down, so that only the boards at the distance

@@ -6,12 +6,12 @@
 //! a bound); what they share with it is the dense index ([`crate::index`]).
 //!
 //! Memory is what bounds a big exploration (a verification may explore millions of
-//! states), so a state costs only its packed key (the caller's `pack`: 16 bytes up to
-//! five colours), one byte of flags and moves, 4 bytes per move that changes something
+//! states), so a state costs only its packed key (the caller's `pack`: 12 bytes up to
+//! six colours), one byte of flags and moves, 4 bytes per move that changes something
 //! and a 4-byte slot of the index at most 75 % full. Depths and path counts are not
 //! kept: states are numbered in breadth-first order, so a depth is a contiguous range of
-//! ids, and the path counts of two layers at a time are enough to count the shortest
-//! wins. Predecessor lists are built only for the distances, once the keys are freed.
+//! ids, and the shortest wins are counted after the search, over the rows. Predecessor
+//! lists are built only for the distances, once the keys are freed.
 
 use crate::core::{Dir, Exhausted, Limits};
 use crate::index::{Index, hash_two, hash_words};
@@ -49,10 +49,11 @@ pub struct Graph {
     /// Where in `succ` the successors of states `MARK * i..` start: with the move bits,
     /// any state's row at the cost of a few popcounts, for well under a byte a state.
     marks: Vec<u32>,
-    /// The depth of the nearest win, and the shortest paths from the start to wins at
-    /// that depth (saturating at the explore cap).
+    /// The first id of each depth (moves from the start): ids are breadth-first, so a
+    /// state's depth is the layer its id falls in.
+    layers: Vec<u32>,
+    /// The depth of the nearest win.
     par: Option<u32>,
-    optimal: u64,
     /// States whose moves were computed (every non-winning state).
     pub expanded: u64,
 }
@@ -68,27 +69,19 @@ pub struct Codec<P, U> {
 /// into its output row; `is_win` marks terminal winning states (not expanded further).
 /// The state width `W` and key width `K` are constants (a caller with widths known only
 /// at run time matches on them) so that the tilt and the index work on arrays of known
-/// length. Path counts saturate at `path_cap` (at most `u32::MAX`: they are kept as
-/// `u32`).
+/// length.
 pub fn explore<const W: usize, const K: usize>(
     start: &[u64; W],
     limits: &Limits,
-    path_cap: u64,
     mut tilt: impl FnMut(&[u64; W], Dir, &mut [u64; W]) -> Step,
     is_win: impl Fn(&[u64; W]) -> bool,
     codec: Codec<impl Fn(&[u64; W]) -> [u32; K], impl Fn(&[u32; K]) -> [u64; W]>,
 ) -> Result<Graph, Exhausted> {
-    let path_cap = path_cap.min(u64::from(u32::MAX)) as u32;
     let mut search = Search::new(limits.max_states, &(codec.pack)(start), is_win(start));
-    // Shortest paths to the states of the layer being expanded and of the next one, from
-    // id `base` on.
-    let mut paths: Vec<u32> = vec![1];
-    let mut base = 0u32;
     let mut next = [0u64; W];
     let (mut begin, mut end) = (0u32, 1u32);
-    let mut depth = 0u32;
     while begin < end {
-        search.note_wins(begin..end, depth, &paths[..(end - begin) as usize]);
+        search.note_layer(begin..end);
         for u in begin..end {
             if (u as usize).is_multiple_of(MARK) {
                 search.graph.marks.push(search.graph.succ.len() as u32);
@@ -99,7 +92,6 @@ pub fn explore<const W: usize, const K: usize>(
             search.graph.expanded += 1;
             limits.tick(search.graph.expanded)?;
             let current = (codec.unpack)(search.key(u));
-            let from = paths[(u - base) as usize];
             let mut moves = 0u8;
             for dir in Dir::ALL {
                 if tilt(&current, dir, &mut next) != Step::Moved {
@@ -109,22 +101,13 @@ pub fn explore<const W: usize, const K: usize>(
                 let (v, is_new) = search.intern(&key);
                 if is_new {
                     search.add(&key, is_win(&next));
-                    paths.push(0);
-                }
-                // Only a state of the next layer is one move deeper.
-                if v >= end {
-                    let at = &mut paths[(v - base) as usize];
-                    *at = (u64::from(*at) + u64::from(from)).min(u64::from(path_cap)) as u32;
                 }
                 search.graph.succ.push(v);
                 moves |= 1 << dir.index();
             }
             search.graph.info[u as usize] |= moves << MOVES_SHIFT;
         }
-        paths.drain(..(end - begin) as usize);
-        base = end;
         (begin, end) = (end, search.graph.info.len() as u32);
-        depth += 1;
     }
     Ok(search.graph)
 }
@@ -160,8 +143,8 @@ impl<const K: usize> Search<K> {
                 info: Vec::with_capacity(room),
                 succ: Vec::with_capacity(room),
                 marks: Vec::with_capacity(room / MARK + 1),
+                layers: Vec::new(),
                 par: None,
-                optimal: 0,
                 expanded: 0,
             },
             index: Index::with_room(index_room),
@@ -195,22 +178,14 @@ impl<const K: usize> Search<K> {
         self.graph.info.push(u8::from(win) * WIN);
     }
 
-    /// At the first layer that holds a win: its depth is the par, and the shortest paths
-    /// to its wins are the optimal solutions.
-    fn note_wins(&mut self, layer: std::ops::Range<u32>, depth: u32, paths: &[u32]) {
-        if self.graph.par.is_some() {
-            return;
+    /// Records the layer about to be expanded; the first that holds a win is the par.
+    fn note_layer(&mut self, layer: std::ops::Range<u32>) {
+        let graph = &mut self.graph;
+        graph.layers.push(layer.start);
+        let info = &graph.info[layer.start as usize..layer.end as usize];
+        if graph.par.is_none() && info.iter().any(|&i| i & WIN != 0) {
+            graph.par = Some(graph.layers.len() as u32 - 1);
         }
-        let info = &self.graph.info[layer.start as usize..layer.end as usize];
-        if !info.iter().any(|&i| i & WIN != 0) {
-            return;
-        }
-        self.graph.par = Some(depth);
-        self.graph.optimal = info
-            .iter()
-            .zip(paths)
-            .filter(|&(&i, _)| i & WIN != 0)
-            .fold(0u64, |acc, (_, &p)| acc + u64::from(p));
     }
 }
 
@@ -319,10 +294,32 @@ impl Graph {
         self.par
     }
 
-    /// Shortest winning sequences from the start, saturating at `cap` (and at the
-    /// explore cap).
+    /// Shortest winning sequences from the start, saturating at `cap`. Counted here,
+    /// over the rows of the layers before the par, and not while exploring: a search
+    /// that gives up never needs them, and they were a tenth of its memory at the cap.
     pub fn optimal_paths(&self, cap: u64) -> u64 {
-        self.optimal.min(cap)
+        let Some(par) = self.par else { return 0 };
+        let par = par as usize;
+        let starts = |d: usize| self.layers[d] as usize;
+        let end = self.layers.get(par + 1).map_or(self.len(), |&f| f as usize);
+        let cap32 = cap.min(u64::from(u32::MAX)) as u32;
+        let mut paths: Vec<u32> = memory::zeroed(end);
+        paths[0] = 1;
+        // Rows are in id order, and every state before the par layer has one.
+        let mut at = 0;
+        for depth in 0..par {
+            let next_layer = starts(depth + 1) as u32;
+            for u in starts(depth)..starts(depth + 1) {
+                let row = &self.succ[at..at + self.moves(u).count_ones() as usize];
+                at += row.len();
+                for &v in row.iter().filter(|&&v| v >= next_layer) {
+                    let sum = u64::from(paths[v as usize]) + u64::from(paths[u]);
+                    paths[v as usize] = sum.min(u64::from(cap32)) as u32;
+                }
+            }
+        }
+        let wins = (starts(par)..end).filter(|&i| self.is_win(i));
+        wins.fold(0u64, |acc, i| acc + u64::from(paths[i])).min(cap)
     }
 
     /// One shortest winning sequence from `from`: at each state the first direction (in
@@ -394,7 +391,7 @@ mod tests {
             max_states: 100,
             stop: &stop,
         };
-        let g = explore(&[2], &limits, 1000, counter_tilt, |s| s[0] == 5, same()).unwrap();
+        let g = explore(&[2], &limits, counter_tilt, |s| s[0] == 5, same()).unwrap();
         // States 2,3,1,4,0,5.
         assert_eq!(g.len(), 6);
         assert_eq!(g.par(), Some(3));
@@ -429,7 +426,7 @@ mod tests {
             max_states: 10,
             stop: &stop,
         };
-        let g = explore(&[1], &limits, 10, tilt, |s| s[0] == 2, same()).unwrap();
+        let g = explore(&[1], &limits, tilt, |s| s[0] == 2, same()).unwrap();
         let dist = g.distance_to_win();
         assert_eq!(g.shortest_win_from(0, &dist), Some(vec![Dir::D]));
         assert_eq!(g.dead_ends(&dist), 1);
@@ -442,7 +439,7 @@ mod tests {
             max_states: 2,
             stop: &stop,
         };
-        let err = explore(&[2], &limits, 10, counter_tilt, |s| s[0] == 5, same()).err();
+        let err = explore(&[2], &limits, counter_tilt, |s| s[0] == 5, same()).err();
         assert_eq!(err, Some(Exhausted::States(2)));
     }
 }

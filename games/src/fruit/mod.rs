@@ -289,7 +289,6 @@ fn explore_fixed<const W: usize, const K: usize>(
     graph::explore(
         start,
         limits,
-        SOLUTION_CAP,
         |s, d, out| board.tilt(s, d, out),
         |s| board.is_win(s),
         graph::Codec {

@@ -361,16 +361,40 @@ const PAIR_BITS: u32 = 12;
 const STONE_SHIFT: u32 = 9;
 /// Bits the shifted stones take (the last cell, 63, shifts to bit 54).
 const STONE_BITS: u32 = 64 - STONE_SHIFT;
-/// Colours whose codes fit in one `u128` beside the stones.
-const WIDE_COLOURS: usize = ((128 - STONE_BITS) / PAIR_BITS) as usize;
 /// Cells no fruit stands on: (0, 0) is always wall, (7, 7) wall or off the board.
 const NO_FRUIT: u64 = 1 | 1 << 63;
 /// The code of a colour no longer in play (see [`pair_code`]).
 const EMPTY_CODE: u64 = 0xFFF;
 
+/// Colours up to which a key holds the stones as a shifted bitboard and each colour as
+/// two cells: three colours take 12 bytes either way, and this layout packs in the
+/// fewest instructions. More colours use the compact layout, which keeps four to six
+/// colours in 12 bytes instead of 16 (a third of a many-coloured verification's memory
+/// is its keys).
+const SHIFTED_COLOURS: usize = 3;
+/// The inner 6x6 of the largest board (the outer ring is always wall): every movable
+/// stands in it, so the compact layout keeps only its 36 cells' stone bits.
+const INNER_SIDE: usize = 6;
+const INNER_BITS: u32 = (INNER_SIDE * INNER_SIDE) as u32;
+/// Bits of a colour's code in the compact layout: 0 for a colour out of play, else
+/// one of the 630 pairs of inner cells.
+const COMBO_BITS: u32 = 10;
+const PAIRS: usize = INNER_SIDE * INNER_SIDE * (INNER_SIDE * INNER_SIDE - 1) / 2;
+
+/// Whether a state of `words` bitboards packs to the compact layout.
+const fn compact(words: usize) -> bool {
+    words - 1 > SHIFTED_COLOURS
+}
+
 /// Key words (`u32`) for a state of `words` bitboards.
 pub const fn key_words(words: usize) -> usize {
-    (STONE_BITS as usize + PAIR_BITS as usize * (words - 1)).div_ceil(32)
+    let colours = words - 1;
+    let bits = if compact(words) {
+        INNER_BITS as usize + COMBO_BITS as usize * colours
+    } else {
+        STONE_BITS as usize + PAIR_BITS as usize * colours
+    };
+    bits.div_ceil(32)
 }
 
 /// A colour's code, 6 bits each: its low cell, then 63 less its high cell (a colour
@@ -392,84 +416,146 @@ fn pair_of(code: u64) -> u64 {
     (1u64 << (code & 63) | 1u64 << (!code >> 6 & 63)) & !NO_FRUIT
 }
 
+/// A cell's place in the inner 6x6, row by row.
+#[inline(always)]
+fn inner_index(cell: u32) -> u64 {
+    u64::from(cell >> 3) * INNER_SIDE as u64 + u64::from(cell & 7) - (INNER_SIDE as u64 + 1)
+}
+
+/// A colour's code in the compact layout: 0 when out of play, else 1 + the rank of its
+/// pair of inner cells (low index `l` below high index `h`: `h (h - 1) / 2 + l`).
+#[inline(always)]
+fn combo_code(word: u64) -> u64 {
+    debug_assert!(
+        matches!(word.count_ones(), 0 | 2),
+        "a colour has 0 or 2 fruits"
+    );
+    if word == 0 {
+        return 0;
+    }
+    let low = inner_index(word.trailing_zeros());
+    let high = inner_index(63 - word.leading_zeros());
+    1 + high * (high - 1) / 2 + low
+}
+
+/// The colour of each compact code, code 0 being none.
+static COMBO_PAIRS: [u64; PAIRS + 1] = combo_pairs();
+
+/// The bit of inner cell `i`.
+const fn inner_bit(i: usize) -> u64 {
+    1u64 << ((i / INNER_SIDE + 1) * STRIDE + i % INNER_SIDE + 1)
+}
+
+const fn combo_pairs() -> [u64; PAIRS + 1] {
+    let mut pairs = [0u64; PAIRS + 1];
+    let mut high = 1;
+    while high < INNER_SIDE * INNER_SIDE {
+        let mut low = 0;
+        while low < high {
+            pairs[1 + high * (high - 1) / 2 + low] = inner_bit(low) | inner_bit(high);
+            low += 1;
+        }
+        high += 1;
+    }
+    pairs
+}
+
+/// The stones of the inner 6x6 as 36 bits, row by row: each row's six bits are
+/// closed up, two rows at a time, then the pairs of rows.
+#[inline(always)]
+fn compact_stones(stones: u64) -> u64 {
+    let rows = stones >> STONE_SHIFT;
+    let pairs = (rows & 0x003F_003F_003F) | (rows & 0x3F00_3F00_3F00) >> 2;
+    (pairs & 0xFFF) | (pairs >> 4 & 0xFFF << 12) | (pairs >> 8 & 0xFFF << 24)
+}
+
+/// The bitboard [`compact_stones`] closed up.
+#[inline(always)]
+fn spread_stones(bits: u64) -> u64 {
+    let pairs = (bits & 0xFFF) | (bits & 0xFFF << 12) << 4 | (bits & 0xFFF << 24) << 8;
+    ((pairs & 0x003F_003F_003F) | (pairs & 0x0FC0_0FC0_0FC0) << 2) << STONE_SHIFT
+}
+
 /// Keys of this many words (up to three colours) are laid out so that no code crosses a
 /// word: the stones in the first two words, the codes from the third on, and what
 /// spills past the third (the last 4 bits of a third colour's) above the stones.
 const SHORT_KEY: usize = 3;
 
 /// A state (one bitboard per colour, then the stones) packed for the solver's table of
-/// keys: the stones shifted down to 55 bits, then each colour's code in 12 bits; 12
-/// bytes up to three colours and 16 up to six, against 8 bytes a bitboard. The packed
-/// key is also what is hashed and compared, so it costs only a few instructions a tilt.
+/// keys. Up to three colours: the stones shifted down to 55 bits, then each colour's
+/// code in 12 bits (12 bytes). More: the stones of the inner 6x6 in 36 bits, then each
+/// colour's pair of inner cells in 10 bits (12 bytes up to six colours, 16 up to
+/// eight), against 8 bytes a bitboard. The packed key is also what is hashed and
+/// compared, so it costs only a few instructions a tilt.
 #[inline(always)]
 pub fn pack<const W: usize, const K: usize>(state: &[u64; W]) -> [u32; K] {
     let colours = &state[..W - 1];
+    if compact(W) {
+        let wide = colours.iter().enumerate().fold(
+            u128::from(compact_stones(state[W - 1])),
+            |acc, (i, &word)| {
+                acc | u128::from(combo_code(word)) << (INNER_BITS + COMBO_BITS * i as u32)
+            },
+        );
+        return std::array::from_fn(|k| (wide >> (32 * k)) as u32);
+    }
     let stones = state[W - 1] >> STONE_SHIFT;
-    if K == SHORT_KEY {
-        let codes = colours.iter().enumerate().fold(0, |acc, (i, &word)| {
-            acc | pair_code(word) << (PAIR_BITS * i as u32)
-        });
-        let low = stones | (codes >> 32) << STONE_BITS;
-        return std::array::from_fn(|k| match k {
-            0 => low as u32,
-            1 => (low >> 32) as u32,
-            _ => codes as u32,
-        });
-    }
-    let mut wide = u128::from(stones);
-    let mut rest = 0u64;
-    for (i, &word) in colours.iter().enumerate() {
-        if i < WIDE_COLOURS {
-            wide |= u128::from(pair_code(word)) << (STONE_BITS + PAIR_BITS * i as u32);
-        } else {
-            rest |= pair_code(word) << (PAIR_BITS * (i - WIDE_COLOURS) as u32);
-        }
-    }
+    let codes = colours.iter().enumerate().fold(0, |acc, (i, &word)| {
+        acc | pair_code(word) << (PAIR_BITS * i as u32)
+    });
+    let low = stones | (codes >> 32) << STONE_BITS;
     std::array::from_fn(|k| match k {
-        0..4 => (wide >> (32 * k)) as u32,
-        _ => (rest >> (32 * (k - 4))) as u32,
+        0 => low as u32,
+        1 => (low >> 32) as u32,
+        _ => codes as u32,
     })
 }
 
-/// The code of colour `i` in a packed key.
+/// A compact key's words as one number.
 #[inline(always)]
-fn code_of(key: &[u32], i: usize) -> u64 {
-    let code = if key.len() == SHORT_KEY {
-        let codes = u64::from(key[2]) | u64::from(key[1] >> (STONE_BITS - 32)) << 32;
-        codes >> (PAIR_BITS * i as u32)
-    } else if i < WIDE_COLOURS {
-        let word = |k: usize| key.get(k).map_or(0, |&w| u128::from(w) << (32 * k));
-        let wide = word(0) | word(1) | word(2) | word(3);
-        (wide >> (STONE_BITS + PAIR_BITS * i as u32)) as u64
-    } else {
-        let word = |k: usize| key.get(k).map_or(0, |&w| u64::from(w) << (32 * (k - 4)));
-        (word(4) | word(5)) >> (PAIR_BITS * (i - WIDE_COLOURS) as u32)
-    };
-    code & 0xFFF
+fn wide_key(key: &[u32]) -> u128 {
+    key.iter()
+        .enumerate()
+        .fold(0, |acc, (k, &w)| acc | u128::from(w) << (32 * k))
+}
+
+/// The colour `i` of a packed key of `colours` colours, as a bitboard.
+#[inline(always)]
+fn colour_of(key: &[u32], colours: usize, i: usize) -> u64 {
+    if colours > SHIFTED_COLOURS {
+        let code = (wide_key(key) >> (INNER_BITS + COMBO_BITS * i as u32)) as usize;
+        return COMBO_PAIRS[code & ((1 << COMBO_BITS) - 1)];
+    }
+    debug_assert_eq!(key.len(), SHORT_KEY);
+    let codes = u64::from(key[2]) | u64::from(key[1] >> (STONE_BITS - 32)) << 32;
+    pair_of(codes >> (PAIR_BITS * i as u32) & EMPTY_CODE)
 }
 
 /// The state [`pack`] packed.
 #[inline(always)]
 pub fn unpack<const W: usize, const K: usize>(key: &[u32; K]) -> [u64; W] {
     let mut state = [0u64; W];
-    state[W - 1] = packed_stones(key);
+    state[W - 1] = packed_stones(key, W - 1);
     for (i, out) in state[..W - 1].iter_mut().enumerate() {
-        *out = pair_of(code_of(key, i));
+        *out = colour_of(key, W - 1, i);
     }
     state
 }
 
-/// The stones of a packed key.
+/// The stones of a packed key of `colours` colours.
 #[inline(always)]
-pub fn packed_stones(key: &[u32]) -> u64 {
+pub fn packed_stones(key: &[u32], colours: usize) -> u64 {
+    if colours > SHIFTED_COLOURS {
+        return spread_stones(wide_key(key) as u64 & ((1 << INNER_BITS) - 1));
+    }
     ((u64::from(key[0]) | u64::from(key[1]) << 32) & (u64::MAX >> STONE_SHIFT)) << STONE_SHIFT
 }
 
-/// The colours still in play in a packed key of `colours` colours, read off their codes
-/// (nothing unpacked).
+/// The colours still in play in a packed key of `colours` colours (nothing unpacked
+/// but their codes).
 pub fn packed_pairs(key: &[u32], colours: usize) -> u32 {
     (0..colours)
-        .filter(|&i| code_of(key, i) != EMPTY_CODE)
+        .filter(|&i| colour_of(key, colours, i) != 0)
         .count() as u32
 }
 

@@ -212,7 +212,7 @@ fn round_trip<const W: usize, const K: usize>() {
         let state = inner_state::<W>(seed);
         let key = rules::pack::<W, K>(&state);
         assert_eq!(rules::unpack::<W, K>(&key), state, "seed {seed}");
-        assert_eq!(rules::packed_stones(&key), state[W - 1]);
+        assert_eq!(rules::packed_stones(&key, W - 1), state[W - 1]);
         let left = state[..W - 1].iter().filter(|&&w| w != 0).count() as u32;
         assert_eq!(rules::packed_pairs(&key, W - 1), left);
     }
@@ -221,10 +221,12 @@ fn round_trip<const W: usize, const K: usize>() {
 #[test]
 fn packed_keys_round_trip_at_every_width() {
     assert_eq!(rules::key_words(4), 3, "three colours in 12 bytes");
-    assert_eq!(rules::key_words(7), 4, "six colours in 16 bytes");
+    assert_eq!(rules::key_words(7), 3, "six colours in 12 bytes");
+    assert_eq!(rules::key_words(9), 4, "eight colours in 16 bytes");
     round_trip::<2, { rules::key_words(2) }>();
     round_trip::<4, { rules::key_words(4) }>();
     round_trip::<5, { rules::key_words(5) }>();
+    round_trip::<6, { rules::key_words(6) }>();
     round_trip::<7, { rules::key_words(7) }>();
     round_trip::<8, { rules::key_words(8) }>();
     round_trip::<9, { rules::key_words(9) }>();

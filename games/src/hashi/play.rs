@@ -1,7 +1,7 @@
 //! Hashi played one link at a time, on the drawing of `rules.rs`.
 
 use super::HashiLevel;
-use super::rules::{Board, Drawn, LinkPoints, MAX_CELLS, Verdict};
+use super::rules::{Board, Drawn, LinkPoints, Verdict};
 use super::solver::{self, Deduced, Steps};
 
 /// The longest link a simulated player considers, in empty cells. Links of any length
@@ -17,6 +17,12 @@ pub struct HashiPlay {
     /// is an index into it: the links open in a position are a filter of this table, so
     /// none is searched for again move after move.
     links: Vec<Vec<usize>>,
+    /// Per link of the table, its cells as a bit set: a link is open when none of them
+    /// is blocked (see [`HashiPlay::blocked`]).
+    cell_sets: Vec<u128>,
+    /// The board's empty cells as a bit set, and its nodes.
+    empty_cells: u128,
+    nodes: Vec<usize>,
 }
 
 /// Where a drawing stands: its links, and whether they solved the level.
@@ -46,7 +52,24 @@ impl crate::play::Play for HashiPlay {
         for node in (0..board.cells()).filter(|&c| board.is_node(c)) {
             extend(&board, &mut vec![node], &mut links);
         }
-        (HashiPlay { board, links }, start)
+        let cell_sets = links
+            .iter()
+            .map(|link| link.iter().fold(0u128, |set, &c| set | 1 << c))
+            .collect();
+        let nodes: Vec<usize> = (0..board.cells()).filter(|&c| board.is_node(c)).collect();
+        let empty_cells = (0..board.cells())
+            .filter(|&c| !board.is_node(c))
+            .fold(0u128, |set, c| set | 1 << c);
+        (
+            HashiPlay {
+                board,
+                links,
+                cell_sets,
+                empty_cells,
+                nodes,
+            },
+            start,
+        )
     }
 
     /// The links a player weighs: those of the table still drawable (every cell free,
@@ -60,15 +83,10 @@ impl crate::play::Play for HashiPlay {
             return Vec::new();
         }
         let drawn = &at.drawn;
-        let open = |link: &Vec<usize>| {
-            let (inner, ends) = (&link[1..link.len() - 1], [link[0], link[link.len() - 1]]);
-            inner.iter().all(|&c| !drawn.is_covered(c))
-                && ends.iter().all(|&n| drawn.spare(&self.board, n) > 0)
-        };
-        let mut links: Vec<usize> = (0..self.links.len())
-            .filter(|&i| open(&self.links[i]))
-            .collect();
-        match self.glance(drawn, &links) {
+        let blocked = self.blocked(drawn);
+        let mut links = Vec::with_capacity(self.links.len());
+        links.extend((0..self.links.len()).filter(|&i| self.cell_sets[i] & blocked == 0));
+        match self.glance(drawn, blocked, &links) {
             Glance::Open => links,
             Glance::Stuck => Vec::new(),
             Glance::Forced(i) => vec![links.swap_remove(i)],
@@ -154,6 +172,20 @@ fn extend(board: &Board, path: &mut Vec<usize>, links: &mut Vec<Vec<usize>>) {
 }
 
 impl HashiPlay {
+    /// The cells no further link may use: covered empty cells and nodes that take no
+    /// more links (a link's own cells are free empty cells and two nodes).
+    fn blocked(&self, drawn: &Drawn) -> u128 {
+        (0..self.board.cells())
+            .filter(|&c| {
+                if self.board.is_node(c) {
+                    drawn.spare(&self.board, c) == 0
+                } else {
+                    drawn.is_covered(c)
+                }
+            })
+            .fold(0, |set, c| set | 1 << c)
+    }
+
     /// The table index of `link`, drawn either way round.
     fn index_of(&self, link: &[usize]) -> Option<usize> {
         self.links
@@ -164,32 +196,54 @@ impl HashiPlay {
     /// What the open links (indices into the table) say at once: per cell, how many
     /// links would serve it (run through a free cell, end at a node that still takes
     /// links), and the first.
-    fn glance(&self, drawn: &Drawn, links: &[usize]) -> Glance {
-        let cells = self.board.cells();
-        let (mut count, mut first) = ([0u16; MAX_CELLS], [0usize; MAX_CELLS]);
-        for (i, &link) in links.iter().enumerate() {
-            for &cell in &self.links[link] {
-                if count[cell] == 0 {
-                    first[cell] = i;
-                }
-                count[cell] += 1;
-            }
+    fn glance(&self, drawn: &Drawn, blocked: u128, links: &[usize]) -> Glance {
+        let [low, mid, high] = self.served(links);
+        // A free cell needs one link: stuck when none serves it, forcing when one does.
+        let free = self.empty_cells & !blocked;
+        let unserved = !(low | mid | high);
+        if free & unserved != 0 {
+            return Glance::Stuck;
         }
-        let mut forced = None;
-        for cell in 0..cells {
-            let needs = if self.board.is_node(cell) {
-                u16::from(drawn.spare(&self.board, cell))
-            } else {
-                u16::from(!drawn.is_covered(cell))
-            };
-            if count[cell] < needs {
+        let mut forcing = free & low & !mid & !high;
+        for &node in &self.nodes {
+            let needs = drawn.spare(&self.board, node);
+            let bit = |plane: u128, b: u32| u8::from(plane >> node & 1 != 0) << b;
+            let count = bit(low, 0) | bit(mid, 1) | bit(high, 2);
+            if count < needs {
                 return Glance::Stuck;
             }
-            if needs > 0 && count[cell] == needs {
-                forced = forced.or(Some(first[cell]));
+            if needs > 0 && count == needs {
+                forcing |= 1 << node;
             }
         }
-        forced.map_or(Glance::Open, Glance::Forced)
+        if forcing == 0 {
+            return Glance::Open;
+        }
+        let cell = forcing.trailing_zeros();
+        let first = links
+            .iter()
+            .position(|&link| self.cell_sets[link] >> cell & 1 != 0)
+            .expect("a served cell has a link");
+        Glance::Forced(first)
+    }
+
+    /// Per cell, how many of `links` run through it, counted in three bit planes (bit
+    /// `b` of the count in plane `b`) and held at 7: no cell needs more than 4.
+    fn served(&self, links: &[usize]) -> [u128; 3] {
+        let mut planes = [0u128; 3];
+        for &link in links {
+            let mut carry = self.cell_sets[link];
+            for plane in &mut planes {
+                let next = *plane & carry;
+                *plane ^= carry;
+                carry = next;
+            }
+            // Counts that passed 7 wrapped to 0: back to 7.
+            if carry != 0 {
+                planes.iter_mut().for_each(|plane| *plane |= carry);
+            }
+        }
+        planes
     }
 }
 

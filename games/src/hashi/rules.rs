@@ -210,10 +210,12 @@ pub struct Drawing<'a> {
 /// copied and compared (a simulated player's position, `play.rs`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Drawn {
-    covered: Vec<bool>,
-    ends: Vec<u8>,
+    /// Per cell of the largest board (arrays, not vectors: a simulated player copies and
+    /// hashes positions by the thousand, and a copy is then one block with no allocation).
+    covered: [bool; MAX_CELLS],
+    ends: [u8; MAX_CELLS],
     /// Union-find over cells; only nodes are ever joined.
-    parent: Vec<usize>,
+    parent: [u8; MAX_CELLS],
     covered_count: usize,
 }
 
@@ -262,11 +264,11 @@ impl<'a> Drawing<'a> {
 impl Drawn {
     /// Nothing drawn yet on `board`.
     pub fn new(board: &Board) -> Drawn {
-        let cells = board.cells();
+        debug_assert!(board.cells() <= MAX_CELLS);
         Drawn {
-            covered: vec![false; cells],
-            ends: vec![0; cells],
-            parent: (0..cells).collect(),
+            covered: [false; MAX_CELLS],
+            ends: [0; MAX_CELLS],
+            parent: std::array::from_fn(|cell| cell as u8),
             covered_count: 0,
         }
     }
@@ -282,9 +284,9 @@ impl Drawn {
     }
 
     fn root(&mut self, mut cell: usize) -> usize {
-        while self.parent[cell] != cell {
-            self.parent[cell] = self.parent[self.parent[cell]];
-            cell = self.parent[cell];
+        while usize::from(self.parent[cell]) != cell {
+            self.parent[cell] = self.parent[usize::from(self.parent[cell])];
+            cell = usize::from(self.parent[cell]);
         }
         cell
     }
@@ -315,19 +317,19 @@ impl Drawn {
         self.ends[a] += 1;
         self.ends[b] += 1;
         let (ra, rb) = (self.root(a), self.root(b));
-        self.parent[ra] = rb;
+        self.parent[ra] = rb as u8;
         self.verdict(board)
     }
 
     /// Won, lost, or open: the drawing is over once every empty cell is covered or every
     /// node has all its links, since no further link could then be drawn.
     pub fn verdict(&mut self, board: &Board) -> Verdict {
-        let nodes: Vec<usize> = (0..board.cells()).filter(|&c| board.is_node(c)).collect();
         let all_covered = self.covered_count == board.empty_cells();
-        let all_met = nodes.iter().all(|&c| self.ends[c] == board.number[c]);
-        if !all_covered && !all_met {
+        // Most links leave the drawing open: the nodes are listed only once it is over.
+        if !all_covered && (0..board.cells()).any(|c| self.ends[c] != board.number[c]) {
             return Verdict::Open;
         }
+        let nodes: Vec<usize> = (0..board.cells()).filter(|&c| board.is_node(c)).collect();
         if let Some(cell) = (0..board.cells()).find(|&c| !board.is_node(c) && !self.covered[c]) {
             let (x, y) = board.xy(cell);
             return Verdict::Lost(format!(
