@@ -1,1 +1,2 @@
-SELECT key AS "key!", play_id, fingerprint, answer, created_at FROM play_idempotency ORDER BY key
+SELECT key AS "key!", play_id, fingerprint, answer, created_at, client
+FROM play_idempotency ORDER BY key
