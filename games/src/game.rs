@@ -697,7 +697,10 @@ mod tests {
         // The served document proves again as the same level, at the same address.
         let again = proven(&document).unwrap();
         let again: Value = serde_json::from_str(&again.json).unwrap();
-        assert_eq!((again["seed"].clone(), again["par"].clone()), (json!(seed), json!(1)));
+        assert_eq!(
+            (again["seed"].clone(), again["par"].clone()),
+            (json!(seed), json!(1))
+        );
         // Another game's hash of the same text is another address.
         assert_ne!(content_seed("skiddy", &canonical), seed);
     }
@@ -720,7 +723,11 @@ mod tests {
     fn custom_levels_are_never_generated() {
         for game in crate::registry::all() {
             let result = game.generate(Difficulty::Custom, 1, &Stop::never());
-            assert!(matches!(result, Err(GenerateError::NotGenerated)), "{}", game.name());
+            assert!(
+                matches!(result, Err(GenerateError::NotGenerated)),
+                "{}",
+                game.name()
+            );
         }
     }
 }
