@@ -83,7 +83,7 @@ pub fn schemas() -> BTreeMap<String, Value> {
     );
     out.insert(
         "PlayRule".into(),
-        json!({ "type": "string", "enum": crate::api::problem::SERVICE_RULES, "description": "A rule of a play that the service enforces for every game." }),
+        json!({ "type": "string", "enum": crate::api::problem::SERVICE_RULES, "description": "A rule the service enforces for every game: of a play, or of a collection's entry (`level.unsolvable` is the games' shared rule for a hand-made level with no solution)." }),
     );
     let mut rules = union("Rule");
     rules.push(json!({ "$ref": format!("{REF_PREFIX}PlayRule") }));

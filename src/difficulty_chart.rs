@@ -220,3 +220,81 @@ mod tests {
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
     }
 }
+
+/// One collection entry on its difficulty curve: its rating, and whether it plays harder
+/// than a later entry by more than the margin.
+#[derive(Clone, Copy, Debug)]
+pub struct CurvePoint {
+    pub rating: f64,
+    pub flagged: bool,
+}
+
+/// A collection's difficulty curve: each entry's rating in collection order, joined by a
+/// line, flagged entries red.
+pub fn collection_curve(title: &str, points: &[CurvePoint]) -> String {
+    let mut svg = String::with_capacity(8 * 1024);
+    let width = PANEL + 2.0 * MARGIN;
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {HEIGHT}" width="{width}" height="{HEIGHT}" font-family="sans-serif" font-size="11"><rect width="{width}" height="{HEIGHT}" fill="white"/><text x="{MARGIN}" y="20" font-size="14">{}</text>"#,
+        escape(title)
+    );
+    let (low, high) = points.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+        (lo.min(p.rating), hi.max(p.rating))
+    });
+    let (low, high) = if low < high {
+        ((low / 100.0).floor() * 100.0, (high / 100.0).ceil() * 100.0)
+    } else {
+        (1000.0, 2000.0)
+    };
+    let (x0, y0) = (MARGIN, MARGIN);
+    frame(&mut svg, x0, y0, "entry", "rating");
+    let step = PANEL / points.len().max(1) as f64;
+    let at = |i: usize, p: &CurvePoint| {
+        let y = y0 + PANEL - (p.rating - low) / (high - low) * PANEL;
+        (x0 + (i as f64 + 0.5) * step, y)
+    };
+    let line: Vec<String> = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let (x, y) = at(i, p);
+            format!("{x:.1},{y:.1}")
+        })
+        .collect();
+    let _ = write!(
+        svg,
+        r##"<polyline points="{}" fill="none" stroke="#1565c0" stroke-width="2"/>"##,
+        line.join(" ")
+    );
+    for (i, p) in points.iter().enumerate() {
+        let (x, y) = at(i, p);
+        let colour = if p.flagged { "#c62828" } else { "#1565c0" };
+        let _ = write!(
+            svg,
+            r#"<circle cx="{x:.1}" cy="{y:.1}" r="4" fill="{colour}"><title>entry {}: {:.0}</title></circle><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"#,
+            i + 1,
+            p.rating,
+            y0 + PANEL + 14.0,
+            i + 1
+        );
+    }
+    for i in 0..=4 {
+        let v = low + (high - low) * f64::from(i) / 4.0;
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="{:.1}" text-anchor="end">{v:.0}</text>"#,
+            x0 - 4.0,
+            y0 + PANEL - PANEL * f64::from(i) / 4.0 + 4.0
+        );
+    }
+    legend(
+        &mut svg,
+        x0 + 8.0,
+        y0 + 14.0,
+        "#c62828",
+        "harder than a later entry",
+    );
+    svg.push_str("</svg>");
+    svg
+}

@@ -85,6 +85,10 @@ pub enum LevelError {
     Failed(String),
     #[error("too many new levels asked for by this client; next one in {0:?}")]
     RateLimited(Duration),
+    /// A hand-made (`custom`) key that holds no level: such levels are published, never
+    /// generated.
+    #[error("no hand-made level has this key: hand-made levels come from collections")]
+    NotFound,
 }
 
 /// How CPU-heavy work (generation, verification) is bounded.
@@ -230,6 +234,9 @@ impl LevelService {
                 crate::metrics::db_error("level_read");
                 tracing::warn!(%error, "store read failed; generating without it");
             }
+        }
+        if !key.difficulty.is_generated() {
+            return Err(LevelError::NotFound);
         }
         self.admit(client)?;
         let this = self.clone();
@@ -380,7 +387,9 @@ fn record_generation(
         Err(LevelError::Overloaded) => Outcome::Overloaded,
         Err(LevelError::OverBudget(_)) => Outcome::OverBudget,
         // Refused before any generation starts; never reaches here.
-        Err(LevelError::Failed(_) | LevelError::RateLimited(_)) => Outcome::Failed,
+        Err(LevelError::Failed(_) | LevelError::RateLimited(_) | LevelError::NotFound) => {
+            Outcome::Failed
+        }
     };
     crate::metrics::generation(key.game, tier, outcome, took);
 }

@@ -10,6 +10,7 @@ pub mod api;
 pub mod auth;
 pub mod bench;
 pub mod cli;
+pub mod collections;
 pub mod compression;
 pub mod config;
 pub mod contract;
@@ -88,6 +89,7 @@ pub async fn app_state(args: &ServeArgs) -> anyhow::Result<AppState> {
         )
         .map(Arc::new),
         next_locks: Arc::default(),
+        collections: Default::default(),
         auth,
         session: api::session::SessionSettings {
             secure: args.access.session_cookie_secure,

@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use crate::play::Play;
 use crate::rng::LevelRng;
 
-/// The four tiers every game serves.
+/// The four tiers every game serves, and `Custom`: hand-made levels, which no generator
+/// makes and no tier window judges (their seed is a hash of their content, see
+/// [`crate::game::content_seed`]).
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
@@ -23,9 +25,11 @@ pub enum Difficulty {
     Medium,
     Hard,
     Expert,
+    Custom,
 }
 
 impl Difficulty {
+    /// The generated tiers (not [`Difficulty::Custom`]).
     pub const ALL: [Difficulty; 4] = [
         Difficulty::Easy,
         Difficulty::Medium,
@@ -39,7 +43,13 @@ impl Difficulty {
             Difficulty::Medium => "medium",
             Difficulty::Hard => "hard",
             Difficulty::Expert => "expert",
+            Difficulty::Custom => "custom",
         }
+    }
+
+    /// Whether a generator makes this difficulty's levels (every tier but `Custom`).
+    pub fn is_generated(self) -> bool {
+        self != Difficulty::Custom
     }
 
     pub fn index(self) -> usize {
@@ -58,9 +68,10 @@ impl FromStr for Difficulty {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Difficulty::ALL
             .into_iter()
+            .chain([Difficulty::Custom])
             .find(|d| d.as_str() == s)
             .ok_or_else(|| {
-                format!("unknown difficulty `{s}`: expected easy, medium, hard or expert")
+                format!("unknown difficulty `{s}`: expected easy, medium, hard, expert or custom")
             })
     }
 }

@@ -63,6 +63,15 @@ pub trait Game: Send + Sync {
         skill: &Skill,
         rng: &mut LevelRng,
     ) -> Result<BotPlay<Value>, GameError>;
+    /// The canonical text of a level document's level: the game's own fields in the
+    /// game's order, nothing else (no `par`, `solution`, `metrics`, key or whitespace), so
+    /// that two documents of the same level have the same text.
+    fn canonical_level(&self, level: &Value) -> Result<String, GameError>;
+    /// A hand-made level document proven for serving: validated, solved at `limits`, and
+    /// written as a level document of difficulty `custom` whose seed is
+    /// [`content_seed`] of its canonical level, with the solver's par, solution and
+    /// metrics like a generated one. [`UNSOLVABLE`] when the solver finds no solution.
+    fn hand_made(&self, level: &Value, limits: &Limits) -> Result<Generated, GameError>;
     /// The game's fixed heavy level for solver benchmarks, as a level document.
     fn bench_level(&self) -> Value;
     /// The game's predicted-difficulty model ([`crate::prior`]); a generated level's
@@ -132,9 +141,27 @@ impl From<HintError> for GameError {
     }
 }
 
+/// The rule a hand-made level breaks when the solver proves it has no solution.
+pub const UNSOLVABLE: &str = "level.unsolvable";
+
+/// The seed that addresses a hand-made level: the first bytes of the SHA-256 of its game
+/// and canonical text, cut to 53 bits so that JavaScript's numbers hold it exactly.
+pub fn content_seed(game: &str, canonical: &str) -> u64 {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::new()
+        .chain_update(game.as_bytes())
+        .chain_update(b"\n")
+        .chain_update(canonical.as_bytes())
+        .finalize();
+    let first: [u8; 8] = digest[..8].try_into().expect("a SHA-256 has 32 bytes");
+    u64::from_le_bytes(first) & ((1 << 53) - 1)
+}
+
 /// Why no level came out of a generation run.
 #[derive(Debug)]
 pub enum GenerateError {
+    /// The difficulty has no generator ([`Difficulty::Custom`]: hand-made levels).
+    NotGenerated,
     /// The time budget ran out or the run was cancelled.
     Stopped { attempts: u32 },
     /// Every candidate up to the tier's cap was rejected.
@@ -163,6 +190,9 @@ impl std::fmt::Display for GameError {
 impl std::fmt::Display for GenerateError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            GenerateError::NotGenerated => {
+                f.write_str("hand-made (`custom`) levels are published, not generated")
+            }
             GenerateError::Stopped { attempts } => {
                 write!(
                     f,
@@ -203,6 +233,9 @@ pub fn generate_level<P: Puzzle>(
     seed: u64,
     stop: &Stop,
 ) -> Result<Accepted<P>, GenerateError> {
+    if !difficulty.is_generated() {
+        return Err(GenerateError::NotGenerated);
+    }
     let tier = P::tier(difficulty);
     let mut rng = LevelRng::for_key(P::NAME, difficulty, seed, P::VERSION);
     let limits = Limits {
@@ -323,6 +356,29 @@ impl<P> Adapter<P> {
     pub const NEW: Adapter<P> = Adapter(PhantomData);
 }
 
+impl<P: Puzzle> Adapter<P> {
+    /// An accepted level as the service stores it: its document and its columns.
+    fn served(&self, accepted: Accepted<P>, difficulty: Difficulty, seed: u64) -> Generated {
+        let metrics = accepted.metrics_json();
+        let json = accepted.to_json(difficulty, seed, &metrics);
+        let mut summary = Summary {
+            par: accepted.par,
+            attempts: accepted.attempts,
+            generate_ms: accepted.generate_ms,
+            solve_ms: accepted.solve_ms,
+            states: accepted.analysis.states,
+            solution_count: accepted.analysis.solution_count,
+            metrics,
+            rejections: accepted.rejections,
+            prior_rating: 0.0,
+        };
+        summary.prior_rating = self
+            .prior_model()
+            .predict_text(summary.par, summary.metrics.get());
+        Generated { json, summary }
+    }
+}
+
 fn parse_level<P: Puzzle>(document: &Value) -> Result<P::Level, GameError> {
     let level: P::Level = serde_json::from_value(document.clone())
         .map_err(|e| GameError::Malformed(format!("not a {} level: {e}", P::NAME)))?;
@@ -378,23 +434,38 @@ impl<P: Puzzle> Game for Adapter<P> {
         stop: &Stop,
     ) -> Result<Generated, GenerateError> {
         let accepted = generate_level::<P>(difficulty, seed, stop)?;
-        let metrics = accepted.metrics_json();
-        let json = accepted.to_json(difficulty, seed, &metrics);
-        let mut summary = Summary {
-            par: accepted.par,
-            attempts: accepted.attempts,
-            generate_ms: accepted.generate_ms,
-            solve_ms: accepted.solve_ms,
-            states: accepted.analysis.states,
-            solution_count: accepted.analysis.solution_count,
-            metrics,
-            rejections: accepted.rejections,
-            prior_rating: 0.0,
+        Ok(self.served(accepted, difficulty, seed))
+    }
+
+    fn canonical_level(&self, document: &Value) -> Result<String, GameError> {
+        let level = parse_level::<P>(document)?;
+        Ok(serde_json::to_string(&level).expect("levels serialize"))
+    }
+
+    fn hand_made(&self, document: &Value, limits: &Limits) -> Result<Generated, GameError> {
+        let level = parse_level::<P>(document)?;
+        let canonical = serde_json::to_string(&level).expect("levels serialize");
+        let seed = content_seed(P::NAME, &canonical);
+        let started = Instant::now();
+        let analysis = P::analyze(&level, limits).map_err(GameError::GaveUp)?;
+        let solve_ms = started.elapsed().as_millis() as u64;
+        let par = analysis.par.ok_or_else(|| {
+            GameError::Rule(RuleError::new(
+                UNSOLVABLE,
+                "the solver proves this level has no solution",
+            ))
+        })?;
+        let accepted = Accepted::<P> {
+            level,
+            analysis,
+            par,
+            // Made by hand: no candidates, no generation time.
+            attempts: 0,
+            generate_ms: 0,
+            solve_ms,
+            rejections: BTreeMap::new(),
         };
-        summary.prior_rating = self
-            .prior_model()
-            .predict_text(summary.par, summary.metrics.get());
-        Ok(Generated { json, summary })
+        Ok(self.served(accepted, Difficulty::Custom, seed))
     }
 
     fn verify(&self, document: &Value, limits: &Limits) -> Result<Value, GameError> {
@@ -585,6 +656,75 @@ mod tests {
             assert_eq!(document["metrics"], parsed, "{}", game.name());
             assert!(
                 generated.json.contains(&format!("\"metrics\":{metrics}")),
+                "{}",
+                game.name()
+            );
+        }
+    }
+
+    fn fruit() -> &'static dyn Game {
+        crate::registry::find("fruit").unwrap()
+    }
+
+    fn proven(document: &Value) -> Result<Generated, GameError> {
+        let stop = Stop::never();
+        let limits = Limits {
+            max_states: 1_000_000,
+            stop: &stop,
+        };
+        fruit().hand_made(document, &limits)
+    }
+
+    #[test]
+    fn a_hand_made_level_is_served_like_a_generated_one_at_the_hash_of_its_content() {
+        // One tilt left or right brings the pair together: par 1.
+        let level = json!({"game": "fruit", "width": 6, "height": 3,
+            "grid": ["######", "#a..a#", "######"], "one_ways": [], "anteaters": []});
+        let made = proven(&level).unwrap();
+        let document: Value = serde_json::from_str(&made.json).unwrap();
+        assert_eq!(document["difficulty"], "custom");
+        assert_eq!((document["par"].clone(), made.summary.par), (json!(1), 1));
+        assert_eq!(document["metrics"]["attempts"], 0);
+        let canonical = fruit().canonical_level(&level).unwrap();
+        assert_eq!(
+            canonical,
+            "{\"width\":6,\"height\":3,\"grid\":[\"######\",\"#a..a#\",\"######\"],\
+             \"one_ways\":[],\"anteaters\":[]}"
+        );
+        let seed = content_seed("fruit", &canonical);
+        assert_eq!(document["seed"], json!(seed));
+        assert!(seed < 1 << 53);
+        // The served document proves again as the same level, at the same address.
+        let again = proven(&document).unwrap();
+        let again: Value = serde_json::from_str(&again.json).unwrap();
+        assert_eq!(
+            (again["seed"].clone(), again["par"].clone()),
+            (json!(seed), json!(1))
+        );
+        // Another game's hash of the same text is another address.
+        assert_ne!(content_seed("skiddy", &canonical), seed);
+    }
+
+    #[test]
+    fn an_unsolvable_hand_made_level_names_the_rule() {
+        // Every tilt drives a fruit into the water.
+        let level = json!({"game": "fruit", "width": 7, "height": 3,
+            "grid": ["#######", "#~a~a~#", "#######"], "one_ways": [], "anteaters": []});
+        match proven(&level) {
+            Err(GameError::Rule(rule)) => assert_eq!(rule.rule, UNSOLVABLE),
+            other => panic!("{other:?}"),
+        }
+        let broken = json!({"game": "fruit", "width": 6, "height": 3,
+            "grid": ["######", "#a...#", "######"], "one_ways": [], "anteaters": []});
+        assert!(matches!(proven(&broken), Err(GameError::Rule(_))));
+    }
+
+    #[test]
+    fn custom_levels_are_never_generated() {
+        for game in crate::registry::all() {
+            let result = game.generate(Difficulty::Custom, 1, &Stop::never());
+            assert!(
+                matches!(result, Err(GenerateError::NotGenerated)),
                 "{}",
                 game.name()
             );

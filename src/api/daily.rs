@@ -210,6 +210,11 @@ pub async fn pack(
 ) -> Result<Response, ApiError> {
     let game = params::game(q.game.as_deref(), state.default_game)?;
     let difficulty = params::difficulty(&difficulty)?;
+    if !difficulty.is_generated() {
+        return Err(ApiError::NotFound(
+            "hand-made levels come in collections, not packs".into(),
+        ));
+    }
     let (from, count) = pack_seeds(&q)?;
     let key = PackKey {
         first: LevelKey {

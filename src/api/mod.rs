@@ -4,6 +4,7 @@
 pub mod auth;
 mod bench;
 mod browse;
+mod collections;
 mod daily;
 mod dashboard;
 mod designers;
@@ -50,6 +51,8 @@ pub struct AppState {
     pub players_network_limiter: Option<Arc<crate::ratelimit::RateLimiter>>,
     /// One `next` at a time per player (per replica).
     pub next_locks: Arc<crate::next::PlayerLocks>,
+    /// Published collection versions in memory.
+    pub collections: crate::collections::CollectionService,
     /// Resolves player tokens, keys and sessions.
     pub auth: Arc<crate::auth::Authenticator>,
     pub session: session::SessionSettings,
@@ -222,6 +225,14 @@ fn game_routes(state: &AppState) -> Router<AppState> {
         .route("/players", post(players::create))
         .route("/players/me", get(players::me).delete(players::erase))
         .route("/players/me/next", get(players::next))
+        .route("/collections", get(collections::list))
+        .route("/collections/{slug}", get(collections::latest))
+        .route("/collections/{slug}/v/{version}", get(collections::version))
+        .route(
+            "/collections/{slug}/v/{version}/{n}",
+            get(collections::entry),
+        )
+        .route("/players/me/collections/{slug}", get(collections::progress))
         // Set before the CORS layer, so that it wraps the 405 too and answers preflights.
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed });
     match cors_layer(&state.cors_origins) {
@@ -239,6 +250,19 @@ fn designer_routes(state: &AppState) -> Router<AppState> {
         .route("/verify", post(designers::verify))
         .route("/preview.svg", post(designers::preview))
         .route("/difficulty.svg", get(designers::difficulty_chart))
+        .route(
+            "/stats/collections/{slug}",
+            get(collections::stats).layer(compression::dynamic()),
+        )
+        .route(
+            "/stats/collections/{slug}/curve.svg",
+            get(collections::curve),
+        )
+        // Merged with the public GET of the same path: these methods alone need the key.
+        .route(
+            "/collections/{slug}",
+            axum::routing::put(collections::publish).delete(collections::unpublish),
+        )
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::require_designer,

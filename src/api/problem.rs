@@ -140,6 +140,7 @@ impl From<LevelError> for ApiError {
                 retry_after_s: 5,
             },
             LevelError::Failed(_) => ApiError::Internal(e.to_string()),
+            LevelError::NotFound => ApiError::NotFound(e.to_string()),
             LevelError::RateLimited(wait) => ApiError::TooManyRequests {
                 detail: e.to_string(),
                 // Whole seconds, rounded up: a client retrying then gets a token.
@@ -219,5 +220,18 @@ impl From<BytesRejection> for ApiError {
 /// Rules of a play that the service itself (not a game) enforces: 422 names them.
 pub const PLAY_MOVES_AFTER_END: &str = "play.moves_after_end";
 pub const PLAY_IDEMPOTENCY_KEY_REUSED: &str = "play.idempotency_key_reused";
-/// Every rule id the service adds to the games' own, for the contract.
-pub const SERVICE_RULES: [&str; 2] = [PLAY_MOVES_AFTER_END, PLAY_IDEMPOTENCY_KEY_REUSED];
+/// Rules of a collection's publication that the service enforces: an entry the solver
+/// could not prove within the verify budget, a key with no level, a hash collision.
+pub const COLLECTION_ENTRY_UNPROVEN: &str = "collection.entry_unproven";
+pub const COLLECTION_ENTRY_NO_LEVEL: &str = "collection.entry_no_level";
+pub const COLLECTION_ENTRY_COLLISION: &str = "collection.entry_collision";
+/// Every rule id the service adds to the games' own, for the contract (the games' shared
+/// [`levelforge_games::game::UNSOLVABLE`] among them).
+pub const SERVICE_RULES: [&str; 6] = [
+    PLAY_MOVES_AFTER_END,
+    PLAY_IDEMPOTENCY_KEY_REUSED,
+    COLLECTION_ENTRY_UNPROVEN,
+    COLLECTION_ENTRY_NO_LEVEL,
+    COLLECTION_ENTRY_COLLISION,
+    levelforge_games::game::UNSOLVABLE,
+];

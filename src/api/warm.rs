@@ -1,5 +1,7 @@
-//! The warm path: `GET /levels/{difficulty}/{seed}` for a stored level already in memory
-//! (and the bench baseline `GET /bench/bytes/{size}`), answered before the router.
+//! The warm path: `GET /levels/{difficulty}/{seed}` for a stored level already in memory,
+//! a published collection version's manifest and levels (`GET /collections/{slug}/v/
+//! {version}` and `.../{n}`) once in memory, and the bench baseline
+//! `GET /bench/bytes/{size}`, answered before the router.
 //!
 //! Such an answer is a lookup and a choice among bytes held in memory, but through the
 //! router it paid for everything around it: a tracing span with the URI formatted into it,
@@ -31,6 +33,8 @@ use crate::metrics::RequestSeries;
 
 const LEVEL_ROUTE: &str = "/levels/{difficulty}/{seed}";
 const BYTES_ROUTE: &str = "/bench/bytes/{size}";
+const MANIFEST_ROUTE: &str = "/collections/{slug}/v/{version}";
+const ENTRY_ROUTE: &str = "/collections/{slug}/v/{version}/{n}";
 
 /// What the warm path answers, and the series it counts into.
 pub(super) struct WarmPath {
@@ -39,6 +43,8 @@ pub(super) struct WarmPath {
     /// Series of the level route by status: 200, 304.
     level: [RequestSeries; 2],
     bytes: [RequestSeries; 2],
+    manifest: [RequestSeries; 2],
+    entry: [RequestSeries; 2],
 }
 
 /// The two statuses a warm answer has.
@@ -53,6 +59,8 @@ impl WarmPath {
             overload,
             level: series(LEVEL_ROUTE),
             bytes: series(BYTES_ROUTE),
+            manifest: series(MANIFEST_ROUTE),
+            entry: series(ENTRY_ROUTE),
         }
     }
 
@@ -67,6 +75,8 @@ impl WarmPath {
             self.level(request, rest, started).await
         } else if let Some(size) = path.strip_prefix("/bench/bytes/") {
             self.bytes(request, size, started)
+        } else if let Some(rest) = path.strip_prefix("/collections/") {
+            self.collection(request, rest, started).await
         } else {
             None
         }
@@ -107,6 +117,58 @@ impl WarmPath {
             let mut response = respond(request.headers(), &level.body, &JSON);
             if cors {
                 // A cache in front must not hand this answer to a browser of another origin.
+                response.headers_mut().append(
+                    axum::http::header::VARY,
+                    axum::http::HeaderValue::from_static("origin"),
+                );
+            }
+            response
+        }))
+    }
+
+    /// `{slug}/v/{version}` or `{slug}/v/{version}/{n}` of a version in memory, without a
+    /// query.
+    async fn collection(
+        &self,
+        request: &Request<Incoming>,
+        rest: &str,
+        started: Instant,
+    ) -> Option<Response> {
+        if request.uri().query().is_some() || rest.contains('%') {
+            return None;
+        }
+        let cors = !self.state.cors_origins.is_empty();
+        if cors && request.headers().contains_key(axum::http::header::ORIGIN) {
+            return None;
+        }
+        let (slug, rest) = rest.split_once("/v/")?;
+        let (version, n) = match rest.split_once('/') {
+            Some((version, n)) => (version, Some(n)),
+            None => (rest, None),
+        };
+        let version = params::canonical::<u32>(version).ok()?;
+        let collections = &self.state.collections;
+        let (manifest, level, series);
+        let body = match n {
+            None => {
+                manifest = collections.cached_manifest(slug, version).await?;
+                series = &self.manifest;
+                &*manifest
+            }
+            Some(n) => {
+                let n = params::canonical::<u32>(n).ok()?;
+                let entries = collections.cached_entries(slug, version).await?;
+                let entry = entries.get(usize::try_from(n).ok()?.checked_sub(1)?)?;
+                let (_, key) = crate::collections::entry_key(entry)?;
+                level = self.state.levels.cached(&key).await?;
+                series = &self.entry;
+                &level.body
+            }
+        };
+        let _slot = self.overload.try_slot()?;
+        Some(respond_and_count(series, started, || {
+            let mut response = respond(request.headers(), body, &JSON);
+            if cors {
                 response.headers_mut().append(
                     axum::http::header::VARY,
                     axum::http::HeaderValue::from_static("origin"),

@@ -308,6 +308,117 @@ async function generateMore() {
   }
 }
 
+// ---- a collection draft -----------------------------------------------------------------
+
+// Levels picked from browse or made in the editor, in order, for PUT /collections/{slug}.
+// Each: { label, entry (a key, or a hand-made `level`), predicted (the prior, or null) }.
+// Kept in the tab's sessionStorage, so that opening levels by other filters keeps it.
+const DRAFT_STORAGE = "levelforge.draft";
+const draft = { game: null, items: [] };
+
+function loadDraft() {
+  try {
+    Object.assign(draft, JSON.parse(sessionStorage.getItem(DRAFT_STORAGE)) ?? {});
+  } catch {
+    sessionStorage.removeItem(DRAFT_STORAGE);
+  }
+}
+
+// Adds an entry to the draft; a draft holds levels of one game.
+function addToDraft(game, item) {
+  if (draft.game && draft.game !== game) {
+    return draftStatus("refused", `The draft is a ${draft.game} collection: publish or empty it first.`);
+  }
+  draft.game = game;
+  draft.items.push(item);
+  draftStatus("", `Added ${item.label}.`);
+  showDraft();
+}
+
+// A stored level from browse, by its key.
+function addStoredLevel(level) {
+  addToDraft(level.game, {
+    label: `${level.difficulty} · seed ${level.seed} · par ${level.par}`,
+    entry: { difficulty: level.difficulty, seed: String(level.seed) },
+    predicted: level.prior_rating ?? null,
+  });
+}
+
+// An edited level that verified solvable, as the document /verify took.
+function addEditedLevel(game, document, par) {
+  addToDraft(game, { label: `edited level · par ${par}`, entry: { level: document }, predicted: null });
+}
+
+function draftButton(text, label, onClick) {
+  const button = element("button", { type: "button", "aria-label": label }, text);
+  button.addEventListener("click", onClick);
+  return button;
+}
+
+function showDraft() {
+  sessionStorage.setItem(DRAFT_STORAGE, JSON.stringify(draft));
+  $("#draft-note").textContent = draft.items.length ? `${draft.items.length} levels of ${draft.game}` : "empty: add levels from their dialog";
+  $("#draft-entries").replaceChildren(
+    ...draft.items.map((item, i) => {
+      const predicted = item.predicted === null ? "" : ` · predicted ${Math.round(item.predicted)}`;
+      const move = (to) => () => {
+        const [moved] = draft.items.splice(i, 1);
+        draft.items.splice(to, 0, moved);
+        showDraft();
+      };
+      const remove = () => {
+        draft.items.splice(i, 1);
+        if (!draft.items.length) draft.game = null;
+        showDraft();
+      };
+      const row = element("li", { "data-entry": String(i + 1) });
+      row.append(
+        element("span", {}, `${item.label}${predicted}`),
+        draftButton("↑", `Move entry ${i + 1} up`, move(Math.max(0, i - 1))),
+        draftButton("↓", `Move entry ${i + 1} down`, move(Math.min(draft.items.length - 1, i + 1))),
+        draftButton("✕", `Remove entry ${i + 1}`, remove),
+      );
+      return row;
+    }),
+  );
+  $("#draft-publish").disabled = draft.items.length === 0;
+  $("#draft-sort").disabled = draft.items.length < 2;
+}
+
+// Easiest first by prediction; levels without one keep their order, after the others.
+function sortDraft() {
+  const known = draft.items.filter((item) => item.predicted !== null).sort((a, b) => a.predicted - b.predicted);
+  draft.items = [...known, ...draft.items.filter((item) => item.predicted === null)];
+  showDraft();
+}
+
+function draftStatus(state, text, link) {
+  const status = $("#draft-status");
+  status.dataset.state = state;
+  status.replaceChildren(text);
+  if (link) status.append(" ", element("a", { href: link, target: "_blank" }, link));
+}
+
+// PUT /collections/{slug}: the server proves every entry; a refusal names the entry and rule.
+async function publishDraft() {
+  const slug = $("#draft-slug").value.trim();
+  const title = $("#draft-title").value.trim();
+  if (!slug || !title) return draftStatus("refused", "Give the collection a slug and a title.");
+  const button = $("#draft-publish");
+  button.disabled = true;
+  draftStatus("", "Publishing…");
+  const body = { title, game: draft.game, entries: draft.items.map((item) => item.entry) };
+  try {
+    const answer = await request(`/collections/${encodeURIComponent(slug)}`, { method: "PUT", body });
+    if (answer.ok) draftStatus("published", `Published version ${answer.body.version} of ${answer.body.size} levels:`, `/collections/${slug}/v/${answer.body.version}`);
+    else draftStatus("refused", `Not published: ${problem(answer)}`);
+  } catch (error) {
+    draftStatus("refused", `Not published: ${error.message}`);
+  } finally {
+    button.disabled = false;
+  }
+}
+
 // ---- signing in ------------------------------------------------------------------------
 
 // The sign-in screen, with `message` (why it came back, or why a key was refused). Whatever
@@ -321,7 +432,10 @@ function showSignIn(message = "") {
   $("#signin-screen").hidden = false;
   view.levels = [];
   view.next = null;
-  for (const id of ["#figures", "#grid", "#grid-note", "#status"]) $(id).replaceChildren();
+  draft.items = [];
+  draft.game = null;
+  showDraft();
+  for (const id of ["#figures", "#grid", "#grid-note", "#status", "#draft-status"]) $(id).replaceChildren();
   for (const chart of document.querySelectorAll(".chart")) chart.replaceChildren();
   $("#chart-difficulty").removeAttribute("src");
   signInError(message);
@@ -447,6 +561,10 @@ async function start() {
     if (view.next) loadPage(view.next).catch((error) => session.key && ($("#status").textContent = error.message));
   });
   $("#generate").addEventListener("click", generateMore);
+  $("#draft-sort").addEventListener("click", sortDraft);
+  $("#draft-publish").addEventListener("click", publishDraft);
+  loadDraft();
+  showDraft();
   $("#signin").addEventListener("submit", signIn);
   $("#signout").addEventListener("click", signOut);
   // A link opened in a tab already on the dashboard changes only the hash: no reload.

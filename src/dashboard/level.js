@@ -530,6 +530,8 @@ function showVerdict(state, text) {
   const verdict = $("#edit-verdict");
   verdict.dataset.state = state;
   verdict.textContent = text;
+  // Only a level the solver proved goes to a collection (publishing proves it again).
+  $("#edit-add").disabled = state !== "solvable";
   exportLink();
 }
 
@@ -593,6 +595,11 @@ function wireLevelDialog() {
   $("#play-restart").addEventListener("click", () => act(restart));
   $("#play-hint").addEventListener("click", () => act(askHint));
   board("#edit-board").image.addEventListener("click", onEditClick);
+  $("#level-add").addEventListener("click", () => addStoredLevel(dialog.summary));
+  $("#edit-add").addEventListener("click", () => {
+    const { draft: edited, report } = dialog.edit;
+    if (report?.solvable === true) addEditedLevel(dialog.summary.game, structuredClone(edited), report.par);
+  });
 }
 
 wireLevelDialog();

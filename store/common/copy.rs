@@ -9,8 +9,9 @@ use std::ops::ControlFlow;
 use futures_util::{Stream, TryStreamExt};
 use levelforge_store::StoreError;
 use levelforge_store::copy::{
-    AccountRow, Batch, BatchSink, CopyStore, IdempotencyRow, KeyRow, LevelRow, PlayRow, PlayerRow,
-    Row, ServedRow, SessionRow, Table, TableCounts,
+    AccountRow, Batch, BatchSink, CollectionEntryRow, CollectionRow, CollectionVersionRow,
+    CopyStore, IdempotencyRow, KeyRow, LevelRow, PlayRow, PlayerRow, Row, ServedRow, SessionRow,
+    Table, TableCounts,
 };
 
 #[async_trait::async_trait]
@@ -51,6 +52,9 @@ impl CopyStore for crate::Backend {
             Table::ApiKeys => import!("queries/copy/import_api_keys.sql"),
             Table::Sessions => import!("queries/copy/import_sessions.sql"),
             Table::NextServed => import!("queries/copy/import_next_served.sql"),
+            Table::Collections => import!("queries/copy/import_collections.sql"),
+            Table::CollectionVersions => import!("queries/copy/import_collection_versions.sql"),
+            Table::CollectionEntries => import!("queries/copy/import_collection_entries.sql"),
         }
         .rows_affected();
         tx.commit().await?;
@@ -98,6 +102,19 @@ async fn export_table(
         Table::ApiKeys => export!(KeyRow, "queries/copy/export_api_keys.sql"),
         Table::Sessions => export!(SessionRow, "queries/copy/export_sessions.sql"),
         Table::NextServed => export!(ServedRow, "queries/copy/export_next_served.sql"),
+        Table::Collections => export!(CollectionRow, "queries/copy/export_collections.sql"),
+        Table::CollectionVersions => {
+            export!(
+                CollectionVersionRow,
+                "queries/copy/export_collection_versions.sql"
+            )
+        }
+        Table::CollectionEntries => {
+            export!(
+                CollectionEntryRow,
+                "queries/copy/export_collection_entries.sql"
+            )
+        }
     }
 }
 

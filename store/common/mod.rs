@@ -5,6 +5,7 @@
 //! transaction) and `Conn` (a connection), and gives `begin_write`,
 //! `plays::save_ratings`, and for `copy`, `begin_snapshot` and `after_import`.
 
+pub(crate) mod collections;
 pub(crate) mod copy;
 pub(crate) mod credentials;
 pub(crate) mod first_play;

@@ -230,6 +230,31 @@ async fn dashboard_plays_and_edits_every_game_in_headless_chromium() {
     server.stop().await;
 }
 
+/// A collection made in the dashboard from an edited level and two stored ones, reordered,
+/// sorted, published, read back and played in order (tests/browser/collection.mjs says
+/// exactly what it checks).
+#[tokio::test]
+#[cfg_attr(
+    not(feature = "test-browser"),
+    ignore = "needs Chromium and Node: scripts/test.sh sets them up"
+)]
+async fn dashboard_publishes_a_collection_in_headless_chromium() {
+    let server = spawn_for_browser(&[]).await;
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard-collection");
+    println!(
+        "{}",
+        run_browser_script(&server, "collection.mjs", &shots, &[]).await
+    );
+    assert_screenshots(
+        &shots,
+        &[
+            "dashboard-collection.png",
+            "dashboard-collection-invalid.png",
+        ],
+    );
+    server.stop().await;
+}
+
 /// Serves `page` to every request on `listener`, as a game built on levelforge is served
 /// from an origin of its own. HTTP/1.1 with one answer per connection is all Chromium needs.
 async fn serve_page(listener: TcpListener, page: &'static str) {

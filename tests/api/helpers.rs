@@ -348,6 +348,33 @@ impl TestApp {
         self.post_as(&self.designer_key, path, body).await
     }
 
+    /// A PUT of JSON with the test's designer key.
+    pub async fn designer_put(&self, path: &str, body: &Value) -> Answer {
+        let request = self
+            .http
+            .put(self.url(path))
+            .bearer_auth(&self.designer_key);
+        Answer::read(request.json(body).send().await.unwrap()).await
+    }
+
+    /// A request of any method, with `token` as Bearer when given, and headers.
+    pub async fn request(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> Answer {
+        let mut request = self.http.request(method, self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        Answer::read(request.send().await.unwrap()).await
+    }
+
     /// A new player (`POST /players`, which must answer 201).
     pub async fn new_player(&self) -> Player {
         let answer = Answer::read(self.http.post(self.url("/players")).send().await.unwrap()).await;
@@ -535,11 +562,12 @@ fn unlimited_players(flags: &[&str]) -> Vec<&'static str> {
     .collect()
 }
 
-/// The designer routes (openapi.yaml's `designerKey` operations): browse, stats, verify
-/// and the preview of a posted level.
+/// The designer routes (openapi.yaml's `designerKey` operations) a GET or POST reaches:
+/// browse, stats (a collection's too), verify and the preview of a posted level.
 pub fn is_designer_route(path: &str) -> bool {
     let route = path.split('?').next().unwrap_or(path);
     ["/levels", "/stats", "/verify", "/preview.svg"].contains(&route)
+        || route.starts_with("/stats/collections/")
 }
 
 /// A port free on 127.0.0.1 a moment ago.

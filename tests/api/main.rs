@@ -31,6 +31,7 @@ macro_rules! on_both_backends {
 mod adding_a_game;
 mod cli;
 mod client_ts;
+mod collections;
 mod copy_store;
 mod dashboard;
 mod deploy_files;

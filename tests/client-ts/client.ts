@@ -1,6 +1,7 @@
 // A game client written against the types openapi-typescript generates from openapi.yaml
 // and run against the real server: `node dist/client.js <base URL>`, with a designer key
-// in LEVELFORGE_DESIGNER_KEY for the designer routes it calls (`/stats`, `/session`).
+// in LEVELFORGE_DESIGNER_KEY for the designer routes it calls (`/stats`, `/session`,
+// `PUT` and `DELETE /collections/{slug}`).
 // Compiled with `tsc --strict` first, so a type that does not fit the contract fails the
 // build. Every answer is asserted; the first failure exits non-zero.
 //
@@ -240,6 +241,56 @@ async function ratingsAndErasure(player: Client): Promise<void> {
   console.log(`player ${profile.player}: ${summary}; erased, its token refused`);
 }
 
+/** Collections: a designer publishes (a stored level and a hand-made one), anyone reads the
+ *  manifest and its levels, and a player plays them in the order the progress names. */
+async function collections(): Promise<void> {
+  const slug = "ts-client";
+  const handMade = {
+    game: "fruit",
+    width: 6,
+    height: 3,
+    grid: ["######", "#a..a#", "######"],
+    one_ways: [],
+    anteaters: [],
+  };
+  const entries = [{ difficulty: "easy" as Difficulty, seed: "1" }, { level: handMade }];
+  const refused = await client.PUT("/collections/{slug}", {
+    params: { path: { slug } },
+    body: { title: "From TypeScript", game: "fruit", entries },
+  });
+  assert(refused.response.status === 401, `PUT /collections without a key is 401 (got ${refused.response.status})`);
+  const published = await designer.PUT("/collections/{slug}", {
+    params: { path: { slug } },
+    body: { title: "From TypeScript", game: "fruit", entries },
+  });
+  assert(published.data !== undefined, `PUT /collections: 201 (got ${published.response.status})`);
+  const manifest = published.data;
+  assert(manifest.size === 2 && manifest.entries[1]?.difficulty === "custom", "the hand-made level is custom");
+  const listed = await client.GET("/collections");
+  assert(listed.data?.collections.some((c) => c.slug === slug) === true, "the collection is listed");
+  const version = String(manifest.version);
+  const player = await newPlayer();
+  for (const entry of manifest.entries) {
+    const path = { slug, version, n: String(entry.n) };
+    const level = await client.GET("/collections/{slug}/v/{version}/{n}", { params: { path } });
+    assert(level.data !== undefined, `entry ${entry.n}: its level (got ${level.response.status})`);
+    const progress = await player.client.GET("/players/me/collections/{slug}", { params: { path: { slug } } });
+    assert(progress.data?.next === entry.n, `entry ${entry.n} is next`);
+    const play = await player.client.POST("/levels/{difficulty}/{seed}/plays", {
+      params: { path: { difficulty: entry.difficulty, seed: String(entry.seed) }, query: { game: "fruit" } },
+      body: { solved: true, moves: level.data.solution },
+    });
+    assert(play.data?.verified === true, `entry ${entry.n}: played to a win`);
+  }
+  const done = await player.client.GET("/players/me/collections/{slug}", { params: { path: { slug } } });
+  assert(done.data?.next === null, "every entry played");
+  const unpublished = await designer.DELETE("/collections/{slug}", { params: { path: { slug } } });
+  assert(unpublished.response.status === 204, "DELETE /collections: 204");
+  const kept = await client.GET("/collections/{slug}/v/{version}", { params: { path: { slug, version } } });
+  assert(kept.data?.version === manifest.version, "an unpublished version stays readable");
+  console.log(`collection ${slug} v${version}: published, read, played in order, unpublished`);
+}
+
 async function main(): Promise<void> {
   const player = await newPlayer();
   await designerRoutes(player.token);
@@ -264,6 +315,7 @@ async function main(): Promise<void> {
     assert(listed !== undefined && listed.tiers.length === TIERS.length, `/games lists ${game}`);
   }
   await largestSeed();
+  await collections();
   const missing = await client.GET("/levels/{difficulty}/{seed}", {
     params: { path: { difficulty: "easy", seed: "1" }, query: { game: "nope" as GameName } },
   });

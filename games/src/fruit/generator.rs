@@ -94,7 +94,8 @@ pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
             Some(12),
             Some("at least 1 dead end"),
         ),
-        Difficulty::Expert => (
+        // `Custom` is never generated (`generate_level` refuses it); the match stays total.
+        Difficulty::Expert | Difficulty::Custom => (
             FruitParams {
                 size: (8, 8),
                 border_walls: (1, 3),

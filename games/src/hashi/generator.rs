@@ -83,7 +83,8 @@ pub fn tier(difficulty: Difficulty) -> Tier<HashiParams> {
             (2, Some(3)),
             "the solver guesses two or three times",
         ),
-        Difficulty::Expert => (
+        // `Custom` is never generated (`generate_level` refuses it); the match stays total.
+        Difficulty::Expert | Difficulty::Custom => (
             9,
             26,
             None,

@@ -72,7 +72,8 @@ pub fn tier(difficulty: Difficulty) -> Tier<HopperParams> {
         Difficulty::Easy => (0, (5, 7), 6, 10),
         Difficulty::Medium => (330, (6, 8), 10, 15),
         Difficulty::Hard => (660, (7, 9), 15, 21),
-        Difficulty::Expert => (1000, (7, 11), 21, 36),
+        // `Custom` is never generated (`generate_level` refuses it); the match stays total.
+        Difficulty::Expert | Difficulty::Custom => (1000, (7, 11), 21, 36),
     };
     Tier {
         params: HopperParams::from_difficulty(permille, w, h, (par_min, par_max)),

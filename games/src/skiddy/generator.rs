@@ -105,7 +105,8 @@ pub fn tier(difficulty: Difficulty) -> Tier<SkiddyParams> {
             Some(9),
             40_000,
         ),
-        Difficulty::Expert => (
+        // `Custom` is never generated (`generate_level` refuses it); the match stays total.
+        Difficulty::Expert | Difficulty::Custom => (
             SkiddyParams {
                 width: (7, 8),
                 height: (6, 7),

@@ -102,7 +102,8 @@ impl Puzzle for Template {
             Difficulty::Easy => (5, 2, Some(4)),
             Difficulty::Medium => (7, 5, Some(8)),
             Difficulty::Hard => (9, 9, Some(13)),
-            Difficulty::Expert => (11, 14, None),
+            // `Custom` is never generated (`generate_level` refuses it); the match stays total.
+            Difficulty::Expert | Difficulty::Custom => (11, 14, None),
         };
         Tier {
             params: TemplateParams {

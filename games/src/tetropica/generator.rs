@@ -42,7 +42,8 @@ pub fn tier(difficulty: Difficulty) -> Tier<TetropicaParams> {
         Difficulty::Easy => (5, 250, (2, 3), false, 2),
         Difficulty::Medium => (7, 350, (3, 4), true, 4),
         Difficulty::Hard => (9, 380, (4, 5), true, 5),
-        Difficulty::Expert => (11, 380, (5, 7), true, 7),
+        // `Custom` is never generated (`generate_level` refuses it); the match stays total.
+        Difficulty::Expert | Difficulty::Custom => (11, 380, (5, 7), true, 7),
     };
     let mut requires =
         vec!["no sub-solution: the fewest pieces that win (min_pieces) is the whole hand"];

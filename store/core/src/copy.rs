@@ -17,8 +17,8 @@ use serde::Serialize;
 use crate::{Store, StoreError};
 
 /// The tables copied row by row, in [`Table::ALL`]'s order, which every foreign key
-/// follows (a play's level and player, an idempotency row's play, a session's key come
-/// first).
+/// follows (a play's level and player, an idempotency row's play and player, a session's
+/// key, a collection entry's version and level come first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Table {
     Levels,
@@ -29,18 +29,24 @@ pub enum Table {
     ApiKeys,
     Sessions,
     NextServed,
+    Collections,
+    CollectionVersions,
+    CollectionEntries,
 }
 
 impl Table {
-    pub const ALL: [Table; 8] = [
+    pub const ALL: [Table; 11] = [
         Table::Levels,
         Table::PlayerAccounts,
+        Table::Players,
         Table::Plays,
         Table::PlayIdempotency,
-        Table::Players,
         Table::ApiKeys,
         Table::Sessions,
         Table::NextServed,
+        Table::Collections,
+        Table::CollectionVersions,
+        Table::CollectionEntries,
     ];
 
     /// The table's name in the schema.
@@ -54,6 +60,9 @@ impl Table {
             Table::ApiKeys => "api_keys",
             Table::Sessions => "sessions",
             Table::NextServed => "next_served",
+            Table::Collections => "collections",
+            Table::CollectionVersions => "collection_versions",
+            Table::CollectionEntries => "collection_entries",
         }
     }
 
@@ -77,6 +86,9 @@ impl Table {
             Table::ApiKeys => fields::<KeyRow>(),
             Table::Sessions => fields::<SessionRow>(),
             Table::NextServed => fields::<ServedRow>(),
+            Table::Collections => fields::<CollectionRow>(),
+            Table::CollectionVersions => fields::<CollectionVersionRow>(),
+            Table::CollectionEntries => fields::<CollectionEntryRow>(),
         }
     }
 }
@@ -104,6 +116,12 @@ pub const SCHEMA: &[(&str, Fate)] = &[
     ("api_keys", Fate::Copied(Table::ApiKeys)),
     ("sessions", Fate::Copied(Table::Sessions)),
     ("next_served", Fate::Copied(Table::NextServed)),
+    ("collections", Fate::Copied(Table::Collections)),
+    (
+        "collection_versions",
+        Fate::Copied(Table::CollectionVersions),
+    ),
+    ("collection_entries", Fate::Copied(Table::CollectionEntries)),
     ("stats_groups", Fate::Rebuilt(ROLLUP)),
     ("stats_pars", Fate::Rebuilt(ROLLUP)),
     ("stats_metrics", Fate::Rebuilt(ROLLUP)),
@@ -123,12 +141,13 @@ pub const SCHEMA: &[(&str, Fate)] = &[
     ),
 ];
 
-/// Columns the target fills itself on insert, so no row type carries them: (table, column,
-/// why the copy keeps their meaning).
-pub const GENERATED: &[(&str, &str, &str)] = &[(
+/// Columns of copied tables that the target makes itself, with the reason: the copy
+/// carries the rows in the order these columns give, so the target's own values keep it.
+pub const DERIVED_COLUMNS: &[(&str, &str, &str)] = &[(
     "sessions",
     "opened",
-    "PostgreSQL's insertion order of a key's sessions: the copy inserts them oldest first",
+    "PostgreSQL's identity, the order a key's sessions were opened in: exported in that \
+     order, imported in it, made anew in it",
 )];
 
 /// The row types: what a backend's export queries fill and its import queries read.
@@ -145,7 +164,10 @@ rows!(
     AccountRow,
     KeyRow,
     SessionRow,
-    ServedRow
+    ServedRow,
+    CollectionRow,
+    CollectionVersionRow,
+    CollectionEntryRow
 );
 
 /// A row of `levels`.
@@ -194,11 +216,11 @@ pub struct PlayRow {
 pub struct IdempotencyRow {
     pub key: String,
     pub play_id: i64,
-    /// The player whose key it is; none for an anonymous play.
-    pub client: Option<String>,
     pub fingerprint: String,
     pub answer: String,
     pub created_at: String,
+    /// The player whose key it is; `None`: an anonymous caller's.
+    pub client: Option<String>,
 }
 
 /// A row of `players`: one game's rating of a player.
@@ -253,6 +275,37 @@ pub struct ServedRow {
     pub served_at: i64,
 }
 
+/// A row of `collections`.
+#[derive(Debug, Default, Serialize)]
+pub struct CollectionRow {
+    pub slug: String,
+    pub latest_version: i64,
+    pub listed: bool,
+}
+
+/// A row of `collection_versions`: the manifest travels as the bytes served.
+#[derive(Debug, Default, Serialize)]
+pub struct CollectionVersionRow {
+    pub slug: String,
+    pub version: i64,
+    pub game: String,
+    pub title: String,
+    pub size: i64,
+    pub manifest: String,
+    pub published_at: i64,
+}
+
+/// A row of `collection_entries`.
+#[derive(Debug, Default, Serialize)]
+pub struct CollectionEntryRow {
+    pub slug: String,
+    pub version: i64,
+    pub position: i64,
+    pub game: String,
+    pub difficulty: String,
+    pub seed: i64,
+}
+
 /// Rows of one table on their way to the target: a JSON array of row objects.
 #[derive(Debug)]
 pub struct Batch {
@@ -282,6 +335,9 @@ pub struct TableCounts {
     pub api_keys: i64,
     pub sessions: i64,
     pub next_served: i64,
+    pub collections: i64,
+    pub collection_versions: i64,
+    pub collection_entries: i64,
 }
 
 impl TableCounts {
@@ -295,6 +351,9 @@ impl TableCounts {
             Table::ApiKeys => self.api_keys,
             Table::Sessions => self.sessions,
             Table::NextServed => self.next_served,
+            Table::Collections => self.collections,
+            Table::CollectionVersions => self.collection_versions,
+            Table::CollectionEntries => self.collection_entries,
         }
     }
 
@@ -346,16 +405,13 @@ mod tests {
         }
         let position = |t: Table| Table::ALL.iter().position(|&x| x == t).unwrap();
         assert!(position(Table::Levels) < position(Table::Plays));
-        for named in [
-            Table::Plays,
-            Table::PlayIdempotency,
-            Table::Players,
-            Table::NextServed,
-        ] {
-            assert!(position(Table::PlayerAccounts) < position(named));
-        }
+        assert!(position(Table::PlayerAccounts) < position(Table::Plays));
+        assert!(position(Table::PlayerAccounts) < position(Table::Players));
         assert!(position(Table::Plays) < position(Table::PlayIdempotency));
         assert!(position(Table::ApiKeys) < position(Table::Sessions));
+        assert!(position(Table::Collections) < position(Table::CollectionVersions));
+        assert!(position(Table::CollectionVersions) < position(Table::CollectionEntries));
+        assert!(position(Table::Levels) < position(Table::CollectionEntries));
     }
 
     #[test]

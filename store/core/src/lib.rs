@@ -8,6 +8,7 @@
 //! and the ratings.
 
 pub mod browse;
+pub mod collections;
 pub mod copy;
 pub mod credentials;
 pub mod next;
@@ -23,6 +24,9 @@ use async_trait::async_trait;
 use levelforge_games::{Difficulty, Status, Summary};
 
 pub use browse::{Browse, BrowseSort, Cursor, LevelSummary};
+pub use collections::{
+    CollectionSummary, EntryProgress, EntryStats, Manifest, NewCollection, StoredEntry,
+};
 pub use credentials::{KeyRecord, NewKey, NewSession, PlayerRating, StoredSecret};
 pub use next::{NextCandidate, NextQuery};
 pub use plays::{PlayRatings, StoredPlay};
@@ -147,6 +151,41 @@ pub trait Store: Send + Sync {
     /// One page of stored levels in (par, seed, difficulty) order, after the cursor.
     async fn browse(&self, query: &Browse) -> Result<Vec<LevelSummary>, StoreError>;
 
+    // --- Collections (docs/http.md) -----------------------------------------------------
+
+    /// Publishes the collection's next version (1 for a new slug, and lists it again if it
+    /// was unlisted); returns its number. Every entry's level must be stored.
+    async fn publish_collection(&self, collection: &NewCollection<'_>) -> Result<u32, StoreError>;
+    /// Every listed collection's latest version, by slug.
+    async fn collections(&self) -> Result<Vec<CollectionSummary>, StoreError>;
+    /// A version's manifest; with no version, the latest one of a listed collection.
+    async fn collection_manifest(
+        &self,
+        slug: &str,
+        version: Option<u32>,
+    ) -> Result<Option<Manifest>, StoreError>;
+    /// A version's entries in order (none for a version never published).
+    async fn collection_entries(
+        &self,
+        slug: &str,
+        version: u32,
+    ) -> Result<Vec<StoredEntry>, StoreError>;
+    /// Takes a collection off the list; false when it was not listed.
+    async fn unpublish_collection(&self, slug: &str) -> Result<bool, StoreError>;
+    /// How each entry of a version plays, in order.
+    async fn collection_stats(
+        &self,
+        slug: &str,
+        version: u32,
+    ) -> Result<Vec<EntryStats>, StoreError>;
+    /// Which entries of a version the player has played (a level played anywhere counts).
+    async fn collection_progress(
+        &self,
+        slug: &str,
+        version: u32,
+        player: &str,
+    ) -> Result<Vec<EntryProgress>, StoreError>;
+
     // --- Plays --------------------------------------------------------------------------
 
     /// Stores a play; a player's first play of a level also moves both ratings.
@@ -248,6 +287,17 @@ macro_rules! with_store_methods {
             fn insert_level(key: &$crate::LevelKey, level: &$crate::NewLevel<'_>) -> String
                 => store_level;
             fn browse(query: &$crate::Browse) -> Vec<$crate::LevelSummary> => browse_page;
+            fn publish_collection(collection: &$crate::NewCollection<'_>) -> u32 => publish;
+            fn collections() -> Vec<$crate::CollectionSummary> => listed_collections;
+            fn collection_manifest(slug: &str, version: Option<u32>) -> Option<$crate::Manifest>
+                => manifest_of;
+            fn collection_entries(slug: &str, version: u32) -> Vec<$crate::StoredEntry>
+                => entries_of;
+            fn unpublish_collection(slug: &str) -> bool => unlist;
+            fn collection_stats(slug: &str, version: u32) -> Vec<$crate::EntryStats>
+                => entry_stats;
+            fn collection_progress(slug: &str, version: u32, player: &str)
+                -> Vec<$crate::EntryProgress> => progress_of;
             fn insert_play(play: &$crate::NewPlay<'_>) -> $crate::StoredPlay => record_play;
             fn idempotent_play(key: &str) -> Option<$crate::IdempotentPlay>
                 => play_by_idempotency_key;

@@ -1,2 +1,2 @@
--- Oldest first, so that the target's `opened` keeps each key's order of sign-ins.
+-- In the order they were opened, which the target's own `opened` then keeps.
 SELECT id, secret_hash, key_id, created_at, expires_at FROM sessions ORDER BY opened

@@ -5,4 +5,7 @@ SELECT (SELECT COUNT(*) FROM levels) AS "levels!",
     (SELECT COUNT(*) FROM player_accounts) AS "player_accounts!",
     (SELECT COUNT(*) FROM api_keys) AS "api_keys!",
     (SELECT COUNT(*) FROM sessions) AS "sessions!",
-    (SELECT COUNT(*) FROM next_served) AS "next_served!"
+    (SELECT COUNT(*) FROM next_served) AS "next_served!",
+    (SELECT COUNT(*) FROM collections) AS "collections!",
+    (SELECT COUNT(*) FROM collection_versions) AS "collection_versions!",
+    (SELECT COUNT(*) FROM collection_entries) AS "collection_entries!"

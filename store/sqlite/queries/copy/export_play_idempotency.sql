@@ -1,2 +1,2 @@
-SELECT key AS "key!", play_id, client, fingerprint, answer, created_at
+SELECT key AS "key!", play_id, fingerprint, answer, created_at, client
 FROM play_idempotency ORDER BY key

@@ -1,2 +1,2 @@
--- Oldest first (by rowid), so that the target keeps each key's order of sign-ins.
+-- In the order they were opened (the rowid), which the target's own order then keeps.
 SELECT id AS "id!", secret_hash, key_id, created_at, expires_at FROM sessions ORDER BY rowid

@@ -5,4 +5,7 @@ SELECT (SELECT COUNT(*) FROM levels) AS "levels!: i64",
     (SELECT COUNT(*) FROM player_accounts) AS "player_accounts!: i64",
     (SELECT COUNT(*) FROM api_keys) AS "api_keys!: i64",
     (SELECT COUNT(*) FROM sessions) AS "sessions!: i64",
-    (SELECT COUNT(*) FROM next_served) AS "next_served!: i64"
+    (SELECT COUNT(*) FROM next_served) AS "next_served!: i64",
+    (SELECT COUNT(*) FROM collections) AS "collections!: i64",
+    (SELECT COUNT(*) FROM collection_versions) AS "collection_versions!: i64",
+    (SELECT COUNT(*) FROM collection_entries) AS "collection_entries!: i64"

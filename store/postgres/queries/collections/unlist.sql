@@ -1,0 +1,1 @@
+UPDATE collections SET listed = FALSE WHERE slug = $1 AND listed

@@ -1,0 +1,1 @@
+UPDATE collections SET listed = 0 WHERE slug = ?1 AND listed
