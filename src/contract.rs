@@ -105,9 +105,9 @@ fn play_result(outcome: &Value) -> Value {
         "id": { "type": "integer", "minimum": 1, "description": "The play's id." },
         "solved_claimed": { "type": "boolean", "description": "What the client claimed." },
         "verified": { "type": "boolean", "description": "The claim matches the replay." },
-        "rated": { "type": "boolean", "description": "The player's first play of this level (sent with a player token) - both ratings moved." },
+        "rated": { "type": "boolean", "description": "The player's first play of this level with a move (sent with a player token) - the player's rating moved." },
         "player_rating": { "$ref": format!("{REF_PREFIX}RatingChange"), "description": "Present when rated." },
-        "level_rating": { "$ref": format!("{REF_PREFIX}RatingChange"), "description": "Present when rated." },
+        "level_rating": { "$ref": format!("{REF_PREFIX}RatingChange"), "description": "Present when the level's rating moved too - the play was rated and the player's rating in the game is established (docs/http.md)." },
     });
     for (name, schema) in record.as_object().expect("an object") {
         properties.insert(name.clone(), schema.clone());

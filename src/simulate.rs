@@ -1,8 +1,13 @@
 //! `levelforge simulate`: a population of simulated players (`levelforge_games::bot`)
 //! plays the generated levels of every tier; each play is judged by the same replay as
 //! the play route (`Game::check`), and rated as a play is (Glicko-2, bot against level).
-//! What comes out: solve rates per tier, each level's measured rating, and how well those
-//! ratings order the tiers (docs/difficulty.md).
+//! What comes out: solve rates per tier, each level's measured rating, how well those
+//! ratings order the tiers, and how many plays a level priced 400 off needs to come
+//! within 100 of where the bots place it (docs/difficulty.md).
+
+mod convergence;
+
+pub use convergence::Convergence;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -18,7 +23,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::config::SimulateArgs;
-use crate::rating::{Rating, rate_play};
+use crate::rating::{Rating, Standing, rate_play_of};
 
 /// `levelforge simulate`: every game asked for, one after the other.
 pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
@@ -115,11 +120,11 @@ pub fn measure(
 }
 
 /// What the bots' plays gave: `solved[level][bot]`, each level's rating, and each
-/// bot's.
+/// bot's standing.
 pub struct Measured {
     pub solved: Vec<Vec<bool>>,
     pub ratings: Vec<Rating>,
-    pub bots: Vec<Rating>,
+    pub bots: Vec<Standing>,
 }
 
 /// The levels of `seeds` in every tier, seed by seed, so that the rating rounds meet
@@ -223,16 +228,17 @@ fn name_word(name: &str) -> u64 {
 }
 
 /// Every level's rating after the plays, rated one at a time as the play route rates
-/// them. Round `r` gives level `i` to bot `(i + r) % bots`, so every bot plays every
-/// level once and every bot's rating moves along with the levels'.
-fn rate(solved: &[Vec<bool>], bots: usize) -> (Vec<Rating>, Vec<Rating>) {
+/// them (`rate_play_of`: a bot moves a level only once established). Round `r` gives
+/// level `i` to bot `(i + r) % bots`, so every bot plays every level once and every
+/// bot's rating moves along with the levels'.
+fn rate(solved: &[Vec<bool>], bots: usize) -> (Vec<Rating>, Vec<Standing>) {
     let mut levels = vec![Rating::default(); solved.len()];
-    let mut players = vec![Rating::default(); bots];
+    let mut players = vec![Standing::new(); bots];
     for round in 0..bots {
         for (i, row) in solved.iter().enumerate() {
             let bot = (i + round) % bots;
-            let rated = rate_play(players[bot], levels[i], row[bot]);
-            players[bot] = rated.player;
+            let rated = rate_play_of(&players[bot], levels[i], row[bot]);
+            players[bot] = players[bot].after(&rated);
             levels[i] = rated.level;
         }
     }
@@ -283,6 +289,9 @@ pub struct Report {
     pub prior_spearman: Option<f64>,
     /// Each skill's mean rating over its bots: the scale the levels' ratings are on.
     pub skill_ratings: BTreeMap<&'static str, f64>,
+    /// Plays a level priced 400 off (either way) needs to come within 100 of its
+    /// measured rating, the established bots playing it again.
+    pub convergence: Convergence,
     /// Every level's prior and measured rating.
     pub points: Vec<crate::difficulty_chart::Point>,
     pub seconds: f64,
@@ -323,7 +332,7 @@ impl Report {
             .filter_map(|skill| {
                 let of_skill: Vec<f64> = (0..measured.bots.len())
                     .filter(|&bot| skill_of(bot).name == skill.name)
-                    .map(|bot| measured.bots[bot].rating)
+                    .map(|bot| measured.bots[bot].rating.rating)
                     .collect();
                 let mean = of_skill.iter().sum::<f64>() / of_skill.len() as f64;
                 (!of_skill.is_empty()).then_some((skill.name, mean.round()))
@@ -336,6 +345,7 @@ impl Report {
             tier_auc,
             prior_spearman: levelforge_games::prior::spearman(&priors, &measured_ratings),
             skill_ratings,
+            convergence: Convergence::of(measured),
             points: levels
                 .iter()
                 .zip(ratings)
@@ -401,6 +411,7 @@ impl Report {
             "tier_auc": tier_auc,
             "prior_spearman": self.prior_spearman.map(|r| (r * 1000.0).round() / 1000.0),
             "skill_ratings": self.skill_ratings,
+            "mispriced_400": self.convergence.to_json(),
             "seconds": (self.seconds * 10.0).round() / 10.0,
         })
     }
@@ -449,6 +460,7 @@ impl Report {
             .map(|(name, rating)| format!("{name} {rating:.0}"))
             .collect();
         println!("bots' ratings: {}", skills.join(", "));
+        println!("{}", self.convergence);
         match self.prior_spearman {
             Some(r) => println!("prior against measured rating, Spearman: {r:.3}"),
             None => println!("prior against measured rating, Spearman: -"),
@@ -506,8 +518,33 @@ mod tests {
 
     #[test]
     fn a_level_every_bot_fails_ends_above_one_every_bot_solves() {
+        // 60 levels, every other one solved by all four bots: each bot plays 15 a round,
+        // so from the second round on the bots are established and move the levels.
+        let solved: Vec<Vec<bool>> = (0..60).map(|i| vec![i % 2 == 0; 4]).collect();
+        let (ratings, bots) = rate(&solved, 4);
+        assert!(bots.iter().all(|bot| bot.is_established()), "{bots:?}");
+        for (i, rating) in ratings.iter().enumerate() {
+            let side = if i % 2 == 0 { -1.0 } else { 1.0 };
+            assert!(
+                side * (rating.rating - 1500.0) > 0.0,
+                "level {i}: {rating:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn newcomers_move_only_their_own_ratings() {
+        // Two levels, four bots: no bot gets to 20 plays, so the levels stay as they were
+        // and every bot's own rating moved.
         let solved = vec![vec![true; 4], vec![false; 4]];
-        let (ratings, _) = rate(&solved, 4);
-        assert!(ratings[0].rating < 1500.0 && ratings[1].rating > 1500.0);
+        let (ratings, bots) = rate(&solved, 4);
+        assert!(
+            ratings.iter().all(|r| *r == Rating::default()),
+            "{ratings:?}"
+        );
+        assert!(
+            bots.iter()
+                .all(|b| b.rated_plays == 2 && b.rating.deviation < 350.0)
+        );
     }
 }

@@ -173,7 +173,9 @@ pub async fn play(
         answer["rated"] = json!(stored.ratings.is_some());
         if let Some(ratings) = stored.ratings {
             answer["player_rating"] = rating_change(ratings.player_before, ratings.after.player);
-            answer["level_rating"] = rating_change(ratings.level_before, ratings.after.level);
+            if ratings.after.level_moved {
+                answer["level_rating"] = rating_change(ratings.level_before, ratings.after.level);
+            }
         }
         answer["solved_claimed"] = json!(report.solved);
         answer["verified"] = json!(report.solved == (outcome.status == Status::Won));

@@ -93,24 +93,24 @@ fn assert_nothing_inline(path: &str, body: &str) {
     }
 }
 
-/// Stores hard skiddy seeds 1..=8 and gives each four players' first plays: the odd
-/// seeds are solved, the even ones failed, so ratings, solve rates and charts have data.
+/// Stores hard skiddy seeds 1..=8 and gives each four established players' first plays:
+/// the odd seeds are solved, the even ones failed (after one move), so ratings, solve
+/// rates and charts have data.
 async fn seed_levels_and_plays(server: &TestApp) {
     let pack = server
         .get_json("/levels/hard?game=skiddy&from=1&count=8")
         .await;
     let mut players = Vec::new();
     for _ in 0..4 {
-        players.push(server.new_player().await);
+        let player = server.new_player().await;
+        server.establish(&player.token, "skiddy").await;
+        players.push(player);
     }
     for level in pack.as_array().unwrap() {
         let seed = level["seed"].as_u64().unwrap();
         let won = seed % 2 == 1;
-        let moves = if won {
-            level["solution"].clone()
-        } else {
-            json!("")
-        };
+        let solution = level["solution"].as_str().unwrap();
+        let moves = if won { solution } else { &solution[..1] };
         for player in &players {
             let play = json!({"solved": won, "moves": moves});
             let answer = server

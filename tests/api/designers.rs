@@ -6,7 +6,7 @@ use futures_util::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use levelforge::store::rating::{Rating, rate_play};
+use levelforge::store::rating::{ESTABLISHED_DEVIATION, Rating, rate_play};
 
 use crate::helpers::{Backend, TestApp, TestDatabase};
 
@@ -254,7 +254,8 @@ async fn stats_come_as_csv_with_one_row_per_group(backend: Backend) {
     app.stop().await;
 }
 
-/// A named client's claimed win (or loss, with `moves` empty) of easy `seed`; must be 201.
+/// A named client's claimed win of easy `seed` (a loss unless `moves` solve it); must be
+/// 201.
 async fn play(app: &TestApp, seed: u64, moves: &Value, client: &str) -> Value {
     let body = json!({"solved": true, "moves": moves, "client": client});
     let answer = app.post_play("fruit", "easy", seed, &body).await;
@@ -282,9 +283,10 @@ async fn rated_seeds(app: &TestApp, bounds: &str) -> Vec<u64> {
 async fn a_first_play_moves_both_ratings_and_repeats_do_not(backend: Backend) {
     let app = start(backend).await;
     let easy = seed_store(&app).await;
-    // A newcomer solving a new level: both move, the change bounded to 100.
-    // The level starts at its prior, the newcomer at 1500; both with the wide deviation.
+    // An established player solving a new level: both move, the change bounded to 100.
+    // The level starts at its prior with the wide deviation; the player is at 1500.
     let prior = summary(&app, 2).await["prior_rating"].as_f64().unwrap();
+    app.established_player("alice", "fruit").await;
     let first = play(&app, 2, &easy[1]["solution"], "alice").await;
     assert_eq!(first["rated"], true, "{first}");
     assert_eq!(first["player_rating"]["before"], 1500.0);
@@ -292,7 +294,11 @@ async fn a_first_play_moves_both_ratings_and_repeats_do_not(backend: Backend) {
         rating: prior,
         ..Rating::default()
     };
-    let rated = rate_play(Rating::default(), level, true);
+    let alice = Rating {
+        deviation: ESTABLISHED_DEVIATION,
+        ..Rating::default()
+    };
+    let rated = rate_play(alice, level, true);
     // Browse shows the prior in tenths, so the level's new rating is known to within 0.1.
     let near = |served: &Value, x: f64| (served.as_f64().unwrap() - x).abs() <= 0.1;
     assert!(
@@ -304,7 +310,7 @@ async fn a_first_play_moves_both_ratings_and_repeats_do_not(backend: Backend) {
         "{first}"
     );
     assert!(rated.player.rating > 1500.0 && rated.level.rating < prior);
-    // Her second play of the same level is stored but not rated.
+    // Her second play of the same level (with no move, too) is stored but not rated.
     let again = play(&app, 2, &json!(""), "alice").await;
     assert_eq!(again["rated"], false, "{again}");
     assert!(again.get("level_rating").is_none());
@@ -313,11 +319,19 @@ async fn a_first_play_moves_both_ratings_and_repeats_do_not(backend: Backend) {
     app.stop().await;
 }
 
-/// Ten players fail level 3 and ten solve level 4, all at once; bob races himself on
-/// level 5. Returns the easy levels as browse lists them afterwards.
+/// The first move of `level`'s solution: a play that loses it, with a move.
+fn one_move(level: &Value) -> Value {
+    json!(&level["solution"].as_str().unwrap()[..1])
+}
+
+/// Ten established players fail level 3 and ten solve level 4, all at once; bob races
+/// himself on level 5. Returns the easy levels as browse lists them afterwards.
 async fn rate_levels_three_to_five(app: &TestApp, easy: &[Value]) -> Vec<Value> {
-    let lose = json!("");
     let players: Vec<String> = (0..10).map(|i| format!("p{i}")).collect();
+    for name in players.iter().map(String::as_str).chain(["bob"]) {
+        app.established_player(name, "fruit").await;
+    }
+    let lose = one_move(&easy[2]);
     let plays = players.iter().flat_map(|p| {
         [
             play(app, 3, &lose, p),
@@ -325,6 +339,7 @@ async fn rate_levels_three_to_five(app: &TestApp, easy: &[Value]) -> Vec<Value> 
         ]
     });
     join_all(plays).await;
+    let lose = one_move(&easy[4]);
     let racing: Vec<_> = (0..8).map(|_| play(app, 5, &lose, "bob")).collect();
     let rated = join_all(racing)
         .await
@@ -400,6 +415,7 @@ async fn concurrent_first_plays_rate_once_per_player_and_level(backend: Backend)
 async fn rating_above_par_compares_a_level_with_its_par_peers(backend: Backend) {
     let app = start(backend).await;
     let easy = seed_store(&app).await;
+    app.established_player("alice", "fruit").await;
     play(&app, 2, &easy[1]["solution"], "alice").await;
     let levels = rate_levels_three_to_five(&app, &easy).await;
     let rated: Vec<&Value> = levels.iter().filter(|l| !l["rating"].is_null()).collect();

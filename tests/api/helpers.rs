@@ -215,7 +215,7 @@ pub struct TestApp {
     /// A designer key made for the test (`levelforge keys create` does the same).
     pub designer_key: String,
     /// Kept alive (and so not yet removed) while the app runs.
-    _database: Arc<TestDatabase>,
+    database: Arc<TestDatabase>,
     http: reqwest::Client,
     running: Option<Running>,
     /// Players the tests call by name (`post_play`'s `client`), made on first use.
@@ -277,7 +277,7 @@ impl TestApp {
             base,
             admin_base,
             designer_key,
-            _database: database.clone(),
+            database: database.clone(),
             http: client(),
             running: Some(Running::InProcess { stop, task }),
             named_players: Mutex::default(),
@@ -308,7 +308,7 @@ impl TestApp {
             base: format!("http://{bind}"),
             admin_base: format!("http://{admin_bind}"),
             designer_key,
-            _database: database,
+            database,
             http: client(),
             running: Some(Running::Child(child)),
             named_players: Mutex::default(),
@@ -492,6 +492,42 @@ impl TestApp {
         }
         let token = self.new_player().await.token;
         players.insert(name.to_string(), token.clone());
+        token
+    }
+
+    /// Makes the player of `token` established in `game` (docs/http.md#ratings-glicko-2),
+    /// so that its rated plays move levels: rating 1500 at the deviation and the count of
+    /// rated plays the rule asks for, written to the database as if it had played them.
+    /// For tests of what a level's rating does; the rule itself has tests of its own.
+    pub async fn establish(&self, token: &str, game: &str) {
+        use levelforge::rating::{ESTABLISHED_AFTER_PLAYS, ESTABLISHED_DEVIATION};
+        let id = token
+            .split('_')
+            .nth(1)
+            .expect("a player token: lfp_ID_SECRET");
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&self.database.url).await.unwrap();
+        sqlx::query(
+            "INSERT INTO players (game, client, rating, rating_deviation, rating_volatility,
+                rated_plays)
+            VALUES ($1, $2, 1500, $3, 0.06, $4)
+            ON CONFLICT (game, client) DO UPDATE SET rating = 1500, rating_deviation = $3,
+                rating_volatility = 0.06, rated_plays = $4",
+        )
+        .bind(game)
+        .bind(id)
+        .bind(ESTABLISHED_DEVIATION)
+        .bind(ESTABLISHED_AFTER_PLAYS)
+        .execute(&pool)
+        .await
+        .unwrap();
+        pool.close().await;
+    }
+
+    /// The token of the test player called `name`, established in `game`.
+    pub async fn established_player(&self, name: &str, game: &str) -> String {
+        let token = self.named_player(name).await;
+        self.establish(&token, game).await;
         token
     }
 

@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::net::IpAddr;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
@@ -22,6 +23,8 @@ on_both_backends!(
     next_never_serves_a_level_the_player_met,
     next_answers_with_the_levels_current_rating,
     concurrent_next_calls_all_get_a_level,
+    a_vote_farm_from_one_address_moves_a_level_at_most_25,
+    a_vote_farm_from_50_addresses_moves_a_level_at_most_50,
 );
 
 /// No per-client budget on plays and cold generations: these tests attack other things.
@@ -175,6 +178,153 @@ async fn forwarded_for_is_read_over_every_line_and_ipv6_counts_per_64() {
     }
     assert_eq!(statuses, [201, 201, 201, 429], "one /24: three at once");
     assert_eq!(new_player_from(&app, local, &["203.0.114.1"]).await, 201);
+    app.stop().await;
+}
+
+// --- Items 1 and 2: a vote farm at the default settings ---------------------------------
+
+/// How long each farm runs. The default limits give one address its burst of 10 players
+/// at once and then one every 6 s, one /24 its burst of 30 and then one every 2 s.
+const FARM: Duration = Duration::from_secs(3);
+
+/// The default limits on new players, per address and per network, which `TestApp`
+/// lifts unless a test sets them: the command line's own defaults.
+fn default_player_limits() -> Vec<String> {
+    let cli =
+        <levelforge::config::Cli as clap::Parser>::try_parse_from(["levelforge", "serve"]).unwrap();
+    let Some(levelforge::config::Command::Serve(args)) = cli.command else {
+        unreachable!("the argv is serve")
+    };
+    let limits = &args.rate_limit;
+    [
+        ("per-min", limits.rate_limit_players_per_min),
+        ("burst", limits.rate_limit_players_burst),
+        (
+            "per-network-per-min",
+            limits.rate_limit_players_per_network_per_min,
+        ),
+        (
+            "per-network-burst",
+            limits.rate_limit_players_per_network_burst,
+        ),
+    ]
+    .into_iter()
+    .flat_map(|(flag, value)| [format!("--rate-limit-players-{flag}"), value.to_string()])
+    .collect()
+}
+
+/// A server at the default settings (the plays limit is at its default already).
+async fn start_at_defaults(backend: Backend) -> (std::sync::Arc<TestDatabase>, TestApp) {
+    let limits = default_player_limits();
+    let flags: Vec<&str> = limits.iter().map(String::as_str).collect();
+    start(backend, &flags).await
+}
+
+/// What a farm did: the players it made, and how far it moved the level it lost
+/// (`up`) and the level it won (`down`).
+#[derive(Debug)]
+struct Farmed {
+    players: usize,
+    up: f64,
+    down: f64,
+}
+
+/// A stored fruit easy level's rating minus its prior (0 while no rated play moved it).
+async fn moved_from_prior(app: &TestApp, seed: u64) -> f64 {
+    let page = app.browse("game=fruit&difficulty=easy&limit=200").await;
+    let level = page["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["seed"] == seed)
+        .unwrap_or_else(|| panic!("easy {seed} is stored: {page}"))
+        .clone();
+    let prior = level["prior_rating"].as_f64().unwrap();
+    level["rating"]
+        .as_f64()
+        .map_or(0.0, |rating| rating - prior)
+}
+
+/// The plays a farm's players post in turn: a loss of `up` after one move, a claimed loss
+/// of `up` with no move, a win of `down` by the solution the level's JSON publishes.
+async fn farm_plays(app: &TestApp, (up, down): (u64, u64)) -> [(u64, Value); 3] {
+    let (_, lost) = won_and_lost(app, up).await;
+    let (won, _) = won_and_lost(app, down).await;
+    [
+        (up, lost),
+        (up, json!({"solved": false, "moves": ""})),
+        (down, won),
+    ]
+}
+
+/// From each address at once, for [`FARM`]: make a player (`POST /players`) and post its
+/// one play, the next of `farm_plays` in turn, until the time is up.
+async fn farm(app: &TestApp, addresses: &[IpAddr], (up, down): (u64, u64)) -> Farmed {
+    let plays = farm_plays(app, (up, down)).await;
+    let made = std::sync::atomic::AtomicUsize::new(0);
+    let started = Instant::now();
+    let farmers = addresses.iter().map(|&address| {
+        let (plays, made) = (&plays, &made);
+        async move {
+            let http = reqwest::Client::builder()
+                .local_address(address)
+                .build()
+                .unwrap();
+            while started.elapsed() < FARM {
+                let answer = send(http.post(app.url("/players"))).await;
+                if answer.status == StatusCode::TOO_MANY_REQUESTS {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+                assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+                let token = answer.json()["token"].as_str().unwrap().to_string();
+                let (seed, body) = &plays[made.fetch_add(1, Ordering::Relaxed) % plays.len()];
+                let path = format!("/levels/easy/{seed}/plays?game=fruit");
+                let play = send(http.post(app.url(&path)).bearer_auth(&token).json(body)).await;
+                assert_eq!(play.status, StatusCode::CREATED, "{}", play.body);
+                assert!(play.json().get("level_rating").is_none(), "{}", play.body);
+            }
+        }
+    });
+    join_all(farmers).await;
+    Farmed {
+        players: made.into_inner(),
+        up: moved_from_prior(app, up).await,
+        down: moved_from_prior(app, down).await,
+    }
+}
+
+/// Issue #39: from one address, at the default settings, a farm of fresh players, one
+/// play each, lost and won, moves neither level more than 25 points. (Before, each such
+/// player's loss moved a fresh level by up to 100.)
+async fn a_vote_farm_from_one_address_moves_a_level_at_most_25(backend: Backend) {
+    let (_database, app) = start_at_defaults(backend).await;
+    let farmed = farm(&app, &[IpAddr::from([127, 0, 0, 1])], (9001, 9002)).await;
+    println!("one address, {FARM:?}: {farmed:?}");
+    assert!(farmed.players >= 10, "the default burst: {farmed:?}");
+    assert!(
+        farmed.up.abs() <= 25.0 && farmed.down.abs() <= 25.0,
+        "{farmed:?}"
+    );
+    app.stop().await;
+}
+
+/// The same from 50 addresses of one /24 at once: neither level moves more than 50.
+async fn a_vote_farm_from_50_addresses_moves_a_level_at_most_50(backend: Backend) {
+    let (_database, app) = start_at_defaults(backend).await;
+    let addresses: Vec<IpAddr> = (1..=50u8)
+        .map(|host| IpAddr::from([127, 0, 0, host]))
+        .collect();
+    let farmed = farm(&app, &addresses, (9003, 9004)).await;
+    println!("50 addresses, {FARM:?}: {farmed:?}");
+    assert!(
+        farmed.players >= 30,
+        "the default network burst: {farmed:?}"
+    );
+    assert!(
+        farmed.up.abs() <= 50.0 && farmed.down.abs() <= 50.0,
+        "{farmed:?}"
+    );
     app.stop().await;
 }
 

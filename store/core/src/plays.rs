@@ -6,7 +6,7 @@
 use levelforge_games::Status;
 
 use crate::NewPlay;
-use crate::rating::{RatedPlay, Rating, rate_play};
+use crate::rating::{RatedPlay, Rating, Standing, rate_play_of};
 use crate::rollups::{Group, PlayFacts, Rollups};
 
 /// What storing a play did.
@@ -25,15 +25,21 @@ pub struct PlayRatings {
 }
 
 impl PlayRatings {
-    /// The ratings after a player rated `player_before` plays a level rated
-    /// `level_before`.
-    pub fn of(play: &NewPlay<'_>, player_before: Rating, level_before: Rating) -> PlayRatings {
+    /// The ratings after a player of standing `player_before` plays a level rated
+    /// `level_before` (the level's moves only if the player is established).
+    pub fn of(play: &NewPlay<'_>, player_before: Standing, level_before: Rating) -> PlayRatings {
         PlayRatings {
-            player_before,
+            player_before: player_before.rating,
             level_before,
-            after: rate_play(player_before, level_before, play.status == Status::Won),
+            after: rate_play_of(&player_before, level_before, play.status == Status::Won),
         }
     }
+}
+
+/// Whether a play says anything about the player and the level: a play without a move
+/// (opened and left, or sent by a script) is stored and counted, never rated.
+pub fn is_evidence(play: &NewPlay<'_>) -> bool {
+    play.moves_used > 0
 }
 
 /// A replay's verdict as the `status` column holds it.
@@ -76,7 +82,7 @@ pub fn play_rollups(
         time_ms: play.time_ms.map(|t| t as i64),
         day: level.day.clone(),
     });
-    if let Some(ratings) = ratings {
+    if let Some(ratings) = ratings.filter(|r| r.after.level_moved) {
         let before = (level.rated_plays > 0).then_some(level.rating.rating);
         rollups.move_rating(&group, level.par, before, ratings.after.level.rating);
     }

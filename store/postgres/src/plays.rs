@@ -66,7 +66,7 @@ async fn lock_level(tx: &mut Tx, key: &LevelKey) -> Result<Option<LockedLevel>, 
     }))
 }
 
-/// Both sides' new ratings, in one statement.
+/// The player's new rating, and the level's when it moved, in one statement.
 pub(crate) async fn save_ratings(
     tx: &mut Tx,
     key: &LevelKey,
@@ -78,7 +78,7 @@ pub(crate) async fn save_ratings(
         "WITH level AS (
             UPDATE levels SET rating = $1, rating_deviation = $2, rating_volatility = $3,
                 rated_plays = rated_plays + 1
-            WHERE game = $7 AND difficulty = $8 AND seed = $9
+            WHERE game = $7 AND difficulty = $8 AND seed = $9 AND $11
         )
         UPDATE players SET rating = $4, rating_deviation = $5, rating_volatility = $6,
             rated_plays = rated_plays + 1
@@ -93,6 +93,7 @@ pub(crate) async fn save_ratings(
         key.difficulty.as_str(),
         seed_to_column(key.seed),
         player,
+        after.level_moved,
     )
     .execute(&mut **tx)
     .await?;

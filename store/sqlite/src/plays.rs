@@ -74,6 +74,7 @@ async fn read_level(
     }))
 }
 
+/// The player's new rating, and the level's when it moved.
 pub(crate) async fn save_ratings(
     tx: &mut Tx,
     key: &LevelKey,
@@ -82,19 +83,21 @@ pub(crate) async fn save_ratings(
 ) -> Result<(), StoreError> {
     let (game, tier, seed) = (key.game, key.difficulty.as_str(), seed_to_column(key.seed));
     let level = &after.level;
-    sqlx::query!(
-        "UPDATE levels SET rating = ?1, rating_deviation = ?2, rating_volatility = ?3,
-            rated_plays = rated_plays + 1
-        WHERE game = ?4 AND difficulty = ?5 AND seed = ?6",
-        level.rating,
-        level.deviation,
-        level.volatility,
-        game,
-        tier,
-        seed,
-    )
-    .execute(&mut **tx)
-    .await?;
+    if after.level_moved {
+        sqlx::query!(
+            "UPDATE levels SET rating = ?1, rating_deviation = ?2, rating_volatility = ?3,
+                rated_plays = rated_plays + 1
+            WHERE game = ?4 AND difficulty = ?5 AND seed = ?6",
+            level.rating,
+            level.deviation,
+            level.volatility,
+            game,
+            tier,
+            seed,
+        )
+        .execute(&mut **tx)
+        .await?;
+    }
     let me = &after.player;
     sqlx::query!(
         "UPDATE players SET rating = ?1, rating_deviation = ?2, rating_volatility = ?3,
