@@ -329,6 +329,8 @@ async fn a_player_gets_entries_in_order(backend: Backend) {
     )
     .await;
     let player = app.new_player().await;
+    // Established, so that its plays move the entries' ratings (the evidence rule).
+    app.establish(&player.token, "fruit").await;
     for n in 1..=3u64 {
         let progress = app
             .get_as(&player.token, "/players/me/collections/path")
