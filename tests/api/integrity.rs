@@ -25,6 +25,7 @@ on_both_backends!(
     concurrent_next_calls_all_get_a_level,
     a_vote_farm_from_one_address_moves_a_level_at_most_25,
     a_vote_farm_from_50_addresses_moves_a_level_at_most_50,
+    only_evidence_from_established_players_moves_a_level,
 );
 
 /// No per-client budget on plays and cold generations: these tests attack other things.
@@ -294,7 +295,7 @@ async fn farm(app: &TestApp, addresses: &[IpAddr], (up, down): (u64, u64)) -> Fa
     }
 }
 
-/// Issue #39: from one address, at the default settings, a farm of fresh players, one
+/// From one address, at the default settings, a farm of fresh players, one
 /// play each, lost and won, moves neither level more than 25 points. (Before, each such
 /// player's loss moved a fresh level by up to 100.)
 async fn a_vote_farm_from_one_address_moves_a_level_at_most_25(backend: Backend) {
@@ -814,4 +815,49 @@ async fn a_database_port_that_refuses_fails_fast_from_the_first_call() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     server.stop().await;
+}
+
+/// The evidence rule, play by play: a play with no move is stored but rates no one; a
+/// newcomer's first play with a move rates the newcomer alone; an established player's
+/// moves the level too.
+async fn only_evidence_from_established_players_moves_a_level(backend: Backend) {
+    let (_database, app) = start(backend, &UNLIMITED).await;
+    let (won, lost) = won_and_lost(&app, 31).await;
+    let post = |token: String, body: Value| {
+        let app = &app;
+        async move {
+            let answer = app
+                .post_as(&token, "/levels/easy/31/plays?game=fruit", &body)
+                .await;
+            assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
+            answer.json()
+        }
+    };
+    let established = app.established_player("veteran", "fruit").await;
+    let idle = post(established.clone(), json!({"solved": false, "moves": ""})).await;
+    assert_eq!(
+        (&idle["rated"], idle.get("level_rating")),
+        (&json!(false), None)
+    );
+    assert_eq!(moved_from_prior(&app, 31).await, 0.0, "no move, no rating");
+
+    let newcomer = app.new_player().await.token;
+    let first = post(newcomer, lost.clone()).await;
+    assert_eq!(first["rated"], true, "{first}");
+    assert!(first.get("player_rating").is_some(), "{first}");
+    assert!(first.get("level_rating").is_none(), "{first}");
+    assert_eq!(
+        moved_from_prior(&app, 31).await,
+        0.0,
+        "a newcomer moves no level"
+    );
+
+    let counted = post(established, won).await;
+    assert_eq!(counted["rated"], true, "{counted}");
+    assert!(counted.get("level_rating").is_some(), "{counted}");
+    assert!(
+        moved_from_prior(&app, 31).await < 0.0,
+        "the veteran's win lowers the level"
+    );
+    app.stop().await;
 }
