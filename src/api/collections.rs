@@ -351,16 +351,27 @@ pub struct StatsQuery {
 /// is a little over this; less than it is noise for levels with few plays.
 const MARGIN_DEFAULT: u32 = 100;
 
+/// The entries' statistics of the version asked for, the margin, and which entries play
+/// harder than a later one by more than it: what both the table and the curve show.
+async fn flagged_entries(
+    state: &AppState,
+    slug: &str,
+    query: &StatsQuery,
+) -> Result<(u32, u32, Vec<crate::store::EntryStats>, Vec<bool>), ApiError> {
+    let (version, entries) = entry_stats(state, slug, query).await?;
+    let margin = query.margin.unwrap_or(MARGIN_DEFAULT);
+    let ratings: Vec<f64> = entries.iter().map(|e| e.rating).collect();
+    let flags = collections::harder_than_a_later_one(&ratings, f64::from(margin));
+    Ok((version, margin, entries, flags))
+}
+
 /// `GET /stats/collections/{slug}`: how each entry plays, in order, with the flag.
 pub async fn stats(
     State(state): State<AppState>,
     Path(slug): Path<String>,
     query: StatsQuery,
 ) -> Result<Response, ApiError> {
-    let (version, entries) = entry_stats(&state, &slug, &query).await?;
-    let margin = query.margin.unwrap_or(MARGIN_DEFAULT);
-    let ratings: Vec<f64> = entries.iter().map(|e| e.rating).collect();
-    let flags = collections::harder_than_a_later_one(&ratings, f64::from(margin));
+    let (version, margin, entries, flags) = flagged_entries(&state, &slug, &query).await?;
     let entries: Vec<Value> = entries
         .iter()
         .zip(flags)
@@ -398,14 +409,14 @@ pub async fn curve(
     Path(slug): Path<String>,
     query: StatsQuery,
 ) -> Result<Response, ApiError> {
-    let (version, entries) = entry_stats(&state, &slug, &query).await?;
-    let margin = query.margin.unwrap_or(MARGIN_DEFAULT);
-    let ratings: Vec<f64> = entries.iter().map(|e| e.rating).collect();
-    let flags = collections::harder_than_a_later_one(&ratings, f64::from(margin));
-    let points: Vec<_> = ratings
+    let (version, margin, entries, flags) = flagged_entries(&state, &slug, &query).await?;
+    let points: Vec<_> = entries
         .iter()
         .zip(flags)
-        .map(|(&rating, flagged)| crate::difficulty_chart::CurvePoint { rating, flagged })
+        .map(|(e, flagged)| crate::difficulty_chart::CurvePoint {
+            rating: e.rating,
+            flagged,
+        })
         .collect();
     let title = format!("{slug} v{version}: rating by entry (margin {margin})");
     let svg = crate::difficulty_chart::collection_curve(&title, &points);
