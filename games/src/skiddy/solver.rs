@@ -131,13 +131,18 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
     Ok(graph)
 }
 
-/// Up to [`BATCH`] consecutive states and their successors, four slots per state with
-/// the directions that change something marked in `moves`, with the successors' hashes;
-/// fixed arrays, written in place.
+/// Up to [`BATCH`] consecutive states and their successors: per state the directions
+/// that change something, marked in `moves`, and those moves' successors one after the
+/// other (each state's in `Dir::ALL` order) with their hashes; fixed arrays, written in
+/// place.
 struct Batch {
     states: std::ops::Range<usize>,
     successors: [State; 4 * BATCH],
     hashes: [u64; 4 * BATCH],
+    /// Successors found.
+    found: usize,
+    /// Per state: where its successors start in `successors`.
+    starts: [u8; BATCH],
     /// Per state: one bit per direction whose move changes something (none for a win).
     moves: [u8; BATCH],
 }
@@ -148,6 +153,8 @@ impl Batch {
             states: 0..0,
             successors: [State::default(); 4 * BATCH],
             hashes: [0; 4 * BATCH],
+            found: 0,
+            starts: [0; BATCH],
             moves: [0; BATCH],
         }
     }
@@ -165,7 +172,9 @@ impl Batch {
         limits: &Limits,
     ) -> Result<(), Exhausted> {
         self.states = from..(from + BATCH).min(graph.keys.len());
+        self.found = 0;
         for (k, u) in self.states.clone().enumerate() {
+            self.starts[k] = self.found as u8;
             self.moves[k] = 0;
             if graph.info[u] & WIN != 0 {
                 continue;
@@ -173,13 +182,13 @@ impl Batch {
             graph.expanded += 1;
             limits.tick(graph.expanded)?;
             let state = graph.keys[u];
-            let tilts = board.tilts(state);
             let mut moves = 0;
-            for (d, next) in tilts.into_iter().enumerate() {
+            for (d, next) in board.tilts(state).into_iter().enumerate() {
                 if next != state {
                     let hash = hash(next);
-                    self.successors[4 * k + d] = next;
-                    self.hashes[4 * k + d] = hash;
+                    self.successors[self.found] = next;
+                    self.hashes[self.found] = hash;
+                    self.found += 1;
                     index.prefetch(hash);
                     moves |= 1 << d;
                 }
@@ -191,30 +200,40 @@ impl Batch {
 
     /// Gives the successors their ids (new states are appended) and records the edges.
     fn intern(&self, graph: &mut Graph, index: &mut Index, classify: &impl Fn(State) -> u8) {
+        let first_edge = graph.succ.len();
         for (k, u) in self.states.clone().enumerate() {
             if u % MARK == 0 {
-                graph.marks.push(graph.succ.len() as u32);
+                graph
+                    .marks
+                    .push((first_edge + usize::from(self.starts[k])) as u32);
             }
-            let moves = self.moves[k];
-            graph.info[u] |= moves << MOVES_SHIFT;
-            let mut left = moves;
-            while left != 0 {
-                let d = left.trailing_zeros() as usize;
-                left &= left - 1;
-                let (key, hash) = (self.successors[4 * k + d], self.hashes[4 * k + d]);
-                let (id, is_new) = intern(index, key, hash, &graph.keys);
-                if is_new {
-                    // The first new state found from the last layer starts the next one.
-                    if u as u32 >= *graph.layers.last().expect("layer 0") {
-                        graph.layers.push(id);
-                    }
-                    graph.keys.push(key);
-                    graph.info.push(classify(key));
-                }
-                graph.succ.push(id);
-            }
-            graph.rows += 1;
+            graph.info[u] |= self.moves[k] << MOVES_SHIFT;
         }
+        graph.rows += self.states.len();
+        // The first new state found from the last layer starts the next one: successors
+        // from `deeper` on come from it (ids are breadth-first, and a new id is beyond
+        // every state of the batch, so a batch starts at most one layer).
+        let layer = *graph.layers.last().expect("layer 0") as usize;
+        let mut deeper = match layer.checked_sub(self.states.start) {
+            None => 0,
+            Some(k) if k < self.states.len() => usize::from(self.starts[k]),
+            Some(_) => usize::MAX,
+        };
+        let mut ids = [0u32; 4 * BATCH];
+        let found = &self.successors[..self.found];
+        for (i, ((&key, &hash), slot)) in found.iter().zip(&self.hashes).zip(&mut ids).enumerate() {
+            let (id, is_new) = intern(index, key, hash, &graph.keys);
+            if is_new {
+                if i >= deeper {
+                    graph.layers.push(id);
+                    deeper = usize::MAX;
+                }
+                graph.keys.push(key);
+                graph.info.push(classify(key));
+            }
+            *slot = id;
+        }
+        graph.succ.extend_from_slice(&ids[..self.found]);
     }
 }
 
