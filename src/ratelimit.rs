@@ -212,8 +212,8 @@ mod tests {
         // Past the capacity, new clients share the one overflow budget, spent already.
         let late = IpAddr::from([192, 0, 2, 1]);
         assert!(limiter.check(late).is_err());
-        // A minute on, every client is back at a full burst: the next sweep forgets them.
-        clock.advance(Duration::from_secs(60));
+        // Two minutes on, every client is past a full burst: the next sweep forgets them.
+        clock.advance(Duration::from_secs(120));
         assert!(limiter.check(late).is_ok(), "a place of its own again");
         assert_eq!(limiter.limiter.len(), 1);
     }
