@@ -76,12 +76,54 @@ fn closed(mut schema: Value) -> Value {
 pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
     let prefix = schema_prefix(P::NAME);
     let name = |suffix: &str| format!("{prefix}{suffix}");
-    let mut out = BTreeMap::new();
     let mut served = generator(true);
     let mut parsed = generator(false);
+    let mut out = BTreeMap::from([
+        (name("Level"), level::<P>(&prefix, &mut served)),
+        (name("LevelMetrics"), level_metrics::<P>(&mut served)),
+        (name("LevelInput"), level_input::<P>(&mut parsed)),
+        (name("Moves"), moves::<P>(&mut parsed)),
+        (name("Outcome"), outcome::<P>(&prefix, &mut served)),
+        (name("Hint"), hint::<P>(&prefix, &mut served)),
+        (
+            name("VerifyReport"),
+            verify_report::<P>(&prefix, &mut served),
+        ),
+        (name("VerifyMetrics"), verify_metrics::<P>(&mut served)),
+        (name("Rule"), rule::<P>()),
+    ]);
+    let definitions = definitions(served, parsed);
+    let reachable = referenced(&out, &definitions);
+    out.extend(
+        definitions
+            .into_iter()
+            .filter(|(def, _)| reachable.contains(def)),
+    );
+    for schema in out.values_mut() {
+        plain_integers(schema);
+    }
+    out
+}
 
+/// The named types both generators met, which must agree where both met one.
+fn definitions(mut served: SchemaGenerator, mut parsed: SchemaGenerator) -> Map<String, Value> {
+    let mut definitions = served.take_definitions(true);
+    for (def, schema) in parsed.take_definitions(true) {
+        if let Some(other) = definitions.get(&def) {
+            assert_eq!(
+                other, &schema,
+                "{def} differs between requests and responses"
+            );
+        }
+        definitions.insert(def, schema);
+    }
+    definitions
+}
+
+/// A served level: the level document, with the game's name and solution format.
+fn level<P: Puzzle>(prefix: &str, served: &mut SchemaGenerator) -> Value {
     let mut level: Value =
-        LevelDocument::<P::Level, P::Solution, P::Metrics>::json_schema(&mut served).into();
+        LevelDocument::<P::Level, P::Solution, P::Metrics>::json_schema(served).into();
     level["description"] = json!(format!(
         "A {} level as the server stores and serves it.",
         P::TITLE
@@ -89,22 +131,27 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
     let props = properties(&mut level);
     props["game"] =
         json!({ "type": "string", "const": P::NAME, "description": "The game's name." });
-    let mut solution: Value = P::solution_schema(&mut served).into();
+    let mut solution: Value = P::solution_schema(served).into();
     if solution.get("description").is_none() {
         solution["description"] = json!("One optimal solution, in the game's move format.");
     }
     props["solution"] = solution;
-    props["metrics"] = reference(&name("LevelMetrics"));
-    out.insert(name("Level"), closed(level));
+    props["metrics"] = reference(&format!("{prefix}LevelMetrics"));
+    closed(level)
+}
 
-    let mut metrics: Value = MetricsDocument::<P::Metrics>::json_schema(&mut served).into();
+fn level_metrics<P: Puzzle>(served: &mut SchemaGenerator) -> Value {
+    let mut metrics: Value = MetricsDocument::<P::Metrics>::json_schema(served).into();
     metrics["description"] = json!(format!(
         "A {} level's metrics: the pipeline's figures, then the game's own.",
         P::TITLE
     ));
-    out.insert(name("LevelMetrics"), closed(metrics));
+    closed(metrics)
+}
 
-    let mut input: Value = P::Level::json_schema(&mut parsed).into();
+/// A level as `/verify` parses it: open, since a served level's extra fields are ignored.
+fn level_input<P: Puzzle>(parsed: &mut SchemaGenerator) -> Value {
+    let mut input: Value = P::Level::json_schema(parsed).into();
     input["description"] = json!(format!(
         "A {} level to verify. Other fields (a served level's `par`, `solution`, \
          `metrics`, ...) are ignored.",
@@ -118,18 +165,23 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
                             404); ignored otherwise.",
         }),
     );
-    out.insert(name("LevelInput"), input);
+    input
+}
 
-    let mut moves: Value = P::moves_schema(&mut parsed).into();
+fn moves<P: Puzzle>(parsed: &mut SchemaGenerator) -> Value {
+    let mut moves: Value = P::moves_schema(parsed).into();
     if moves.get("description").is_none() {
         moves["description"] = json!(format!(
             "{} moves, in the format of its levels' `solution`.",
             P::TITLE
         ));
     }
-    out.insert(name("Moves"), moves);
+    moves
+}
 
-    let mut outcome: Value = Replay::<P::ReplayExtra>::json_schema(&mut served).into();
+/// `check`'s answer: the replay, with the par, the medals and (on request) the position.
+fn outcome<P: Puzzle>(prefix: &str, served: &mut SchemaGenerator) -> Value {
+    let mut outcome: Value = Replay::<P::ReplayExtra>::json_schema(served).into();
     outcome["description"] = json!(format!("The replay of moves on a {} level.", P::TITLE));
     let props = properties(&mut outcome);
     props.insert(
@@ -153,16 +205,19 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
     props.insert(
         "position".into(),
         json!({
-            "anyOf": [reference(&name("LevelInput")), {"type": "null"}],
+            "anyOf": [reference(&format!("{prefix}LevelInput")), {"type": "null"}],
             "description": "With `?position=true` only: the position the moves reach as a \
                             level document `/verify` accepts; null when the level format \
                             cannot express it (won, lost, or a piece the grid has no symbol for).",
         }),
     );
     require(&mut outcome, &["par", "medals"]);
-    out.insert(name("Outcome"), closed(outcome));
+    closed(outcome)
+}
 
-    let mut hint: Value = Hint::<P::Moves>::json_schema(&mut served).into();
+/// A hint, whose next move is in the game's `Moves` format.
+fn hint<P: Puzzle>(prefix: &str, served: &mut SchemaGenerator) -> Value {
+    let mut hint: Value = Hint::<P::Moves>::json_schema(served).into();
     hint["description"] = json!(format!(
         "A hint for the position some moves reach on a {} level.",
         P::TITLE
@@ -170,17 +225,16 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
     let props = properties(&mut hint);
     let next_description = props["next"]["description"].clone();
     props["next"] = json!({
-        "anyOf": [reference(&name("Moves")), {"type": "null"}],
+        "anyOf": [reference(&format!("{prefix}Moves")), {"type": "null"}],
         "description": next_description,
     });
     require(&mut hint, &["distance", "next", "undo", "conflict"]);
-    out.insert(name("Hint"), closed(hint));
+    closed(hint)
+}
 
-    out.insert(
-        name("VerifyReport"),
-        verify_report::<P>(&prefix, &mut served),
-    );
-    let mut verify_metrics: Value = P::Metrics::json_schema(&mut served).into();
+/// The solver's figures on a posted level: the pipeline's four, then the game's own.
+fn verify_metrics<P: Puzzle>(served: &mut SchemaGenerator) -> Value {
+    let mut verify_metrics: Value = P::Metrics::json_schema(served).into();
     verify_metrics["description"] = json!(format!(
         "The solver's figures on a posted {} level; only `solve_ms` when it gave up.",
         P::TITLE
@@ -207,37 +261,15 @@ pub fn schemas<P: Puzzle>() -> BTreeMap<String, Value> {
     }
     // The game's own figures are absent when the solver gave up.
     verify_metrics["required"] = json!(["solve_ms"]);
-    out.insert(name("VerifyMetrics"), closed(verify_metrics));
+    closed(verify_metrics)
+}
 
-    out.insert(
-        name("Rule"),
-        json!({
-            "type": "string",
-            "enum": P::RULES,
-            "description": format!("The rule ids a 422 names for {}.", P::TITLE),
-        }),
-    );
-
-    let mut definitions = served.take_definitions(true);
-    for (def, schema) in parsed.take_definitions(true) {
-        if let Some(other) = definitions.get(&def) {
-            assert_eq!(
-                other, &schema,
-                "{def} differs between requests and responses"
-            );
-        }
-        definitions.insert(def, schema);
-    }
-    let reachable = referenced(&out, &definitions);
-    out.extend(
-        definitions
-            .into_iter()
-            .filter(|(def, _)| reachable.contains(def)),
-    );
-    for schema in out.values_mut() {
-        plain_integers(schema);
-    }
-    out
+fn rule<P: Puzzle>() -> Value {
+    json!({
+        "type": "string",
+        "enum": P::RULES,
+        "description": format!("The rule ids a 422 names for {}.", P::TITLE),
+    })
 }
 
 /// `POST /verify`'s report, as [`crate::Game::verify`] writes it.

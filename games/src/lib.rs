@@ -6,6 +6,7 @@
 pub mod bot;
 pub mod contract;
 pub mod core;
+pub mod difficulty;
 mod document;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
@@ -31,9 +32,10 @@ pub mod template;
 
 pub use crate::bot::{BotPlay, SKILLS, Skill};
 pub use crate::core::{
-    Analysis, Difficulty, Dir, Exhausted, Hint, HintError, Limits, MoveList, Piece, Puzzle,
-    Rejection, Replay, RuleError, Status, Stop, Tier,
+    Analysis, Dir, Exhausted, Hint, HintError, Limits, MoveList, Piece, Puzzle, Rejection, Replay,
+    RuleError, Status, Stop, Tier,
 };
+pub use crate::difficulty::Difficulty;
 pub use crate::game::{Accepted, CheckOutcome, Game, GameError, GenerateError, Generated, Summary};
 pub use crate::play::Play;
 pub use crate::prior::{Figures, PriorModel};

@@ -13,6 +13,8 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::difficulty::Difficulty;
+
 /// The rating a level with no usable figures starts at (the players' own start).
 pub const DEFAULT_RATING: f64 = 1500.0;
 /// Priors are kept inside the range real ratings reach.
@@ -87,8 +89,8 @@ impl PriorModel {
 impl PriorModel {
     /// The tiers by how near their levels' mean prediction lies to `rating`, nearest
     /// first; empty before the model has been calibrated.
-    pub fn tiers_near(&self, rating: f64) -> Vec<crate::Difficulty> {
-        let mut tiers: Vec<(crate::Difficulty, f64)> = self
+    pub fn tiers_near(&self, rating: f64) -> Vec<Difficulty> {
+        let mut tiers: Vec<(Difficulty, f64)> = self
             .tier_means
             .iter()
             .filter_map(|(tier, mean)| Some((tier.parse().ok()?, (mean - rating).abs())))
@@ -394,8 +396,8 @@ mod tests {
         for game in crate::registry::all() {
             let model = game.prior_model();
             let mut predictions = Vec::new();
-            for tier in [crate::Difficulty::Easy, crate::Difficulty::Expert] {
-                let level = game.generate(tier, 1, &crate::Stop::never()).unwrap();
+            for tier in [Difficulty::Easy, Difficulty::Expert] {
+                let level = game.generate(tier, 1, &crate::core::Stop::never()).unwrap();
                 let figures = Figures::of_metrics(level.summary.par, level.summary.metrics.get());
                 for name in model.weights.keys() {
                     assert!(

@@ -8,7 +8,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
-use crate::Difficulty;
+use crate::difficulty::Difficulty;
 
 /// Deterministic random source for one level key.
 pub struct LevelRng(ChaCha20Rng);

@@ -313,13 +313,14 @@ impl TestApp {
             running: Some(Running::Child(child)),
             named_players: Mutex::default(),
         };
-        for _ in 0..200 {
+        // 30 s: a debug binary on a busy machine can take a while to open its port.
+        for _ in 0..600 {
             if app.http.get(app.url("/healthz")).send().await.is_ok() {
                 return app;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!("the levelforge binary did not answer on {bind} within 10 s");
+        panic!("the levelforge binary did not answer on {bind} within 30 s");
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -795,18 +795,16 @@ async fn a_database_port_that_refuses_fails_fast_from_the_first_call() {
     };
     // The first cold level after the outage began: served, without waiting the pool's 3 s.
     // (A port that answered within the last 0.5 s is not tried again: the first call may
-    // wait that long.)
+    // wait that long.) The bound stays under those 3 s with room for a busy machine.
+    let fail_fast = Duration::from_millis(2500);
     let (status, first) = timed("/levels/easy/2").await;
     assert_eq!(status, 200);
-    assert!(
-        first < Duration::from_millis(1500),
-        "the first call took {first:?}"
-    );
+    assert!(first < fail_fast, "the first call took {first:?}");
     // A probe let through (one a second) fails as fast.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let (status, probe) = timed("/readyz").await;
     assert_eq!(status, 503);
-    assert!(probe < Duration::from_secs(1), "a probe took {probe:?}");
+    assert!(probe < fail_fast, "a probe took {probe:?}");
     println!("port refusing: the first call took {first:?}, a probe {probe:?}");
     proxy.open_port().await;
     let deadline = Instant::now() + Duration::from_secs(15);

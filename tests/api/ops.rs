@@ -327,12 +327,11 @@ async fn postgres_outage_serves_levels_refuses_plays_and_recovers() {
     assert_eq!(server.get("/readyz").await.status, 200);
 
     proxy.cut().await;
+    // Under the pool's 3 s acquire timeout, with room for a busy machine.
+    let fail_fast = Duration::from_millis(2500);
     let started = Instant::now();
     assert_eq!(http.get(&warm).send().await.unwrap().status(), 200);
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "warm from memory"
-    );
+    assert!(started.elapsed() < fail_fast, "warm from memory");
     let started = Instant::now();
     let cold = http.get(server.url("/levels/easy/6")).send().await.unwrap();
     assert_eq!(cold.status(), 200, "generated without the database");
@@ -344,7 +343,7 @@ async fn postgres_outage_serves_levels_refuses_plays_and_recovers() {
     assert_eq!(cold.status(), 200, "generated without the database");
     let ready = http.get(server.url("/readyz")).send().await.unwrap();
     assert!(
-        started.elapsed() < Duration::from_secs(1),
+        started.elapsed() < fail_fast,
         "fails fast once the database is known to be gone"
     );
     assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);

@@ -91,8 +91,10 @@ async fn stalled_bodies_starve_no_probe_and_big_bodies_get_413_at_once() {
         .expect("closed after 413");
     assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
     assert!(answer.contains("application/problem+json"), "{answer}");
+    // The 413 (not the body timeout's 408) shows no body was awaited; the bound is only
+    // against a hang, generous for a busy machine.
     assert!(
-        started.elapsed() < Duration::from_millis(500),
+        started.elapsed() < Duration::from_secs(2),
         "{:?}",
         started.elapsed()
     );

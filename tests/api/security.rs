@@ -490,7 +490,8 @@ async fn ops_probes_answer_while_the_public_listener_is_full() {
         let answer = app.admin_get(path).await;
         let took = started.elapsed();
         assert_eq!(answer.status, 200, "{path}");
-        assert!(took < Duration::from_millis(100), "{path} took {took:?}");
+        // Generous for a busy machine: through the full public listener it never answers.
+        assert!(took < Duration::from_secs(2), "{path} took {took:?}");
     }
     drop(held);
     app.stop().await;
