@@ -161,7 +161,7 @@ impl PortCheck {
 /// Each method of [`Store`] that reaches the database, through [`Guarded::guard`].
 macro_rules! guarded_store {
     (; $(
-        fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty => $inherent:ident;
+        fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
     )*) => {
         #[async_trait]
         impl Store for Guarded {

@@ -70,6 +70,7 @@ fn the_build_context_is_small_and_has_what_the_build_reads() {
         "games/Cargo.toml",
         "games/src/lib.rs",
         "store/core/Cargo.toml",
+        "store/common/Cargo.toml",
         "store/postgres/sqlx.toml",
         "store/sqlite/sqlx.toml",
         "benches/solvers.rs",
@@ -85,6 +86,7 @@ fn the_build_context_is_small_and_has_what_the_build_reads() {
         "src",
         "games/src",
         "store/core/src",
+        "store/common",
         "store/postgres",
         "store/sqlite",
     ] {

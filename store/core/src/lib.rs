@@ -277,94 +277,51 @@ pub trait Store: Send + Sync {
 }
 
 /// Calls macro `$then` with `$args;` and then one line per [`Store`] method that reaches
-/// the database: `fn name(arg: Type, ...) -> Answer => backend_method;`. The trait's shape
-/// is listed once, here, for [`impl_store!`] and for the service's decorators.
+/// the database: `fn name(arg: Type, ...) -> Answer;`. The trait's shape is listed once,
+/// here, for the backends' `impl_store!` (`levelforge-store-common`) and for the service's
+/// decorators.
 #[macro_export]
 macro_rules! with_store_methods {
     ($then:ident!($($args:tt)*)) => {
         $then!($($args)*;
-            fn level(key: &$crate::LevelKey) -> Option<String> => stored_level;
-            fn insert_level(key: &$crate::LevelKey, level: &$crate::NewLevel<'_>) -> String
-                => store_level;
-            fn browse(query: &$crate::Browse) -> Vec<$crate::LevelSummary> => browse_page;
-            fn publish_collection(collection: &$crate::NewCollection<'_>) -> u32 => publish;
-            fn collections() -> Vec<$crate::CollectionSummary> => listed_collections;
-            fn collection_manifest(slug: &str, version: Option<u32>) -> Option<$crate::Manifest>
-                => manifest_of;
-            fn collection_entries(slug: &str, version: u32) -> Vec<$crate::StoredEntry>
-                => entries_of;
-            fn unpublish_collection(slug: &str) -> bool => unlist;
-            fn collection_stats(slug: &str, version: u32) -> Vec<$crate::EntryStats>
-                => entry_stats;
+            fn level(key: &$crate::LevelKey) -> Option<String>;
+            fn insert_level(key: &$crate::LevelKey, level: &$crate::NewLevel<'_>) -> String;
+            fn browse(query: &$crate::Browse) -> Vec<$crate::LevelSummary>;
+            fn publish_collection(collection: &$crate::NewCollection<'_>) -> u32;
+            fn collections() -> Vec<$crate::CollectionSummary>;
+            fn collection_manifest(slug: &str, version: Option<u32>) -> Option<$crate::Manifest>;
+            fn collection_entries(slug: &str, version: u32) -> Vec<$crate::StoredEntry>;
+            fn unpublish_collection(slug: &str) -> bool;
+            fn collection_stats(slug: &str, version: u32) -> Vec<$crate::EntryStats>;
             fn collection_progress(slug: &str, version: u32, player: &str)
-                -> Vec<$crate::EntryProgress> => progress_of;
-            fn insert_play(play: &$crate::NewPlay<'_>) -> $crate::StoredPlay => record_play;
-            fn idempotent_play(key: &str) -> Option<$crate::IdempotentPlay>
-                => play_by_idempotency_key;
-            fn stats(filter: &$crate::StatsFilter) -> Vec<$crate::GroupStats> => all_stats;
-            fn check_rollups() -> Vec<String> => compare_rollups;
-            fn rebuild_rollups() -> Vec<String> => rebuild;
-            fn create_player(id: &str, token_hash: &str, now: i64) -> () => new_player;
-            fn player_token_hash(id: &str) -> Option<String> => token_hash_of_player;
-            fn player_ratings(id: &str) -> Vec<$crate::PlayerRating> => ratings_of_player;
-            fn erase_player(id: &str) -> () => erase;
-            fn player_rating(id: &str, game: &str) -> Option<$crate::rating::Rating> => rating_of_player;
-            fn next_candidates(query: &$crate::NextQuery<'_>) -> Vec<$crate::NextCandidate> => candidates_for_next;
-            fn mark_served(player: &str, key: &$crate::LevelKey, now: i64) -> bool => served_next;
-            fn served_count(player: &str, game: &str) -> i64 => count_served;
-            fn level_rating(key: &$crate::LevelKey) -> Option<$crate::rating::Rating> => rating_of_level;
-            fn create_key(key: &$crate::NewKey<'_>) -> () => new_key;
-            fn keys() -> Vec<$crate::KeyRecord> => all_keys;
-            fn live_key_count(now: i64) -> i64 => live_keys;
-            fn revoke_key(name_or_id: &str, now: i64) -> Option<$crate::KeyRecord> => revoke;
-            fn key_secret(id: &str) -> Option<$crate::StoredSecret> => secret_of_key;
-            fn touch_key(id: &str, now: i64) -> () => stamp_key_use;
-            fn create_session(session: &$crate::NewSession<'_>) -> () => new_session;
-            fn session_secret(id: &str) -> Option<$crate::StoredSecret> => secret_of_session;
-            fn delete_session(id: &str) -> () => end_session;
-            fn ping() -> () => ping_database;
-            fn fill_synthetic(levels: u64, plays: u64) -> () => fill;
-            fn level_count() -> i64 => count_levels;
+                -> Vec<$crate::EntryProgress>;
+            fn insert_play(play: &$crate::NewPlay<'_>) -> $crate::StoredPlay;
+            fn idempotent_play(key: &str) -> Option<$crate::IdempotentPlay>;
+            fn stats(filter: &$crate::StatsFilter) -> Vec<$crate::GroupStats>;
+            fn check_rollups() -> Vec<String>;
+            fn rebuild_rollups() -> Vec<String>;
+            fn create_player(id: &str, token_hash: &str, now: i64) -> ();
+            fn player_token_hash(id: &str) -> Option<String>;
+            fn player_ratings(id: &str) -> Vec<$crate::PlayerRating>;
+            fn erase_player(id: &str) -> ();
+            fn player_rating(id: &str, game: &str) -> Option<$crate::rating::Rating>;
+            fn next_candidates(query: &$crate::NextQuery<'_>) -> Vec<$crate::NextCandidate>;
+            fn mark_served(player: &str, key: &$crate::LevelKey, now: i64) -> bool;
+            fn served_count(player: &str, game: &str) -> i64;
+            fn level_rating(key: &$crate::LevelKey) -> Option<$crate::rating::Rating>;
+            fn create_key(key: &$crate::NewKey<'_>) -> ();
+            fn keys() -> Vec<$crate::KeyRecord>;
+            fn live_key_count(now: i64) -> i64;
+            fn revoke_key(name_or_id: &str, now: i64) -> Option<$crate::KeyRecord>;
+            fn key_secret(id: &str) -> Option<$crate::StoredSecret>;
+            fn touch_key(id: &str, now: i64) -> ();
+            fn create_session(session: &$crate::NewSession<'_>) -> ();
+            fn session_secret(id: &str) -> Option<$crate::StoredSecret>;
+            fn delete_session(id: &str) -> ();
+            fn ping() -> ();
+            fn fill_synthetic(levels: u64, plays: u64) -> ();
+            fn level_count() -> i64;
         );
-    };
-}
-
-/// Implements [`Store`] for a backend: each method answered by the backend's inherent
-/// method named in [`with_store_methods!`], `close` and `without_rollups` from its `pool`
-/// and `rollups` fields. A backend writes only its SQL.
-#[macro_export]
-macro_rules! impl_store {
-    ($backend:ty) => {
-        $crate::with_store_methods!(impl_store_methods!($backend));
-    };
-}
-
-/// The body of [`impl_store!`], given the method list.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! impl_store_methods {
-    ($backend:ty; $(
-        fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty => $inherent:ident;
-    )*) => {
-        #[async_trait::async_trait]
-        impl $crate::Store for $backend {
-            $(
-                async fn $name(&self $(, $arg: $ty)*) -> Result<$ret, $crate::StoreError> {
-                    self.$inherent($($arg),*).await
-                }
-            )*
-
-            async fn close(&self) {
-                self.pool.close().await
-            }
-
-            fn without_rollups(&self) -> std::sync::Arc<dyn $crate::Store> {
-                std::sync::Arc::new(Self {
-                    rollups: false,
-                    ..self.clone()
-                })
-            }
-        }
     };
 }
 

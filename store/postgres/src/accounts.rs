@@ -1,5 +1,5 @@
 //! The two account writes whose statements differ in shape between the backends; the
-//! other credential queries share their Rust (`store/common/credentials.rs`).
+//! other credential queries share their Rust (`store/common/mounted/credentials.rs`).
 
 use levelforge_store::credentials::SESSIONS_PER_KEY;
 use levelforge_store::{NewSession, StoreError};
@@ -13,7 +13,7 @@ impl PgStore {
     /// holds the account row until it commits (its foreign key check or `lock_player`):
     /// the deletion waits for it and then sees its rows; one that comes after finds no
     /// account and stores nothing.
-    pub(crate) async fn erase(&self, id: &str) -> Result<(), StoreError> {
+    pub(crate) async fn erase_player(&self, id: &str) -> Result<(), StoreError> {
         sqlx::query!("DELETE FROM player_accounts WHERE id = $1", id)
             .execute(&self.pool)
             .await?;
@@ -22,7 +22,7 @@ impl PgStore {
 
     /// Ended sessions go as new ones start: the table holds only live ones, and of those
     /// at most [`SESSIONS_PER_KEY`] per key, the newest (by `opened`).
-    pub(crate) async fn new_session(&self, session: &NewSession<'_>) -> Result<(), StoreError> {
+    pub(crate) async fn create_session(&self, session: &NewSession<'_>) -> Result<(), StoreError> {
         sqlx::query!(
             "WITH ended AS (DELETE FROM sessions WHERE expires_at <= $4),
                 oldest AS (DELETE FROM sessions WHERE opened IN (

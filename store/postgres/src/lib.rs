@@ -7,21 +7,24 @@ mod par_ratings;
 mod plays;
 mod rollups;
 mod synthetic;
-// The Rust both backends share, each around its own SQL (`queries/`).
-#[path = "../../common/mod.rs"]
+// The Rust both backends share (crate `levelforge-store-common`), compiled here rather than
+// in its own crate: each of its `query_file!` paths must be read from this crate's
+// `queries/` and checked against this crate's schema and offline metadata (`.sqlx/`).
+#[path = "../../common/mounted/mod.rs"]
 mod common;
 
 use std::time::Duration;
 
-use levelforge_store::StoreError;
-use sqlx::PgPool;
+use levelforge_store::rating::RatedPlay;
+use levelforge_store::{LevelKey, LevelSummary, Rollups, StoreError};
+use levelforge_store_common::Dialect;
 use sqlx::postgres::PgPoolOptions;
+use sqlx::{PgConnection, PgPool, Postgres};
 
-/// The store's name in the code both backends share (`store/common/`).
+use crate::common::Tx;
+
+/// The store the shared code (`store/common/mounted/`) adds its methods to.
 type Backend = PgStore;
-/// A connection and a transaction on this backend, as the shared code names them.
-type Conn = sqlx::PgConnection;
-type Tx = sqlx::Transaction<'static, sqlx::Postgres>;
 
 #[derive(Clone)]
 pub struct PgStore {
@@ -60,13 +63,30 @@ pub fn tcp_address(url: &str) -> Option<(String, u16)> {
     (!host.starts_with('/')).then(|| (host.to_string(), options.get_port()))
 }
 
-impl PgStore {
-    /// A transaction that writes; PostgreSQL's row locks order the writers.
+/// The hooks of the shared code, in PostgreSQL's way.
+impl Dialect for PgStore {
+    type Db = Postgres;
+
+    fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    fn keeps_rollups(&self) -> bool {
+        self.rollups
+    }
+
+    fn rollups_off(&self) -> PgStore {
+        PgStore {
+            rollups: false,
+            ..self.clone()
+        }
+    }
+
+    /// PostgreSQL's row locks order the writers.
     async fn begin_write(&self) -> Result<Tx, StoreError> {
         Ok(self.pool.begin().await?)
     }
 
-    /// A read-only transaction that sees one snapshot at every statement (copy-store).
     async fn begin_snapshot(&self) -> Result<Tx, StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query!("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
@@ -82,7 +102,31 @@ impl PgStore {
             .await?;
         Ok(())
     }
+
+    async fn with_par_ratings(
+        &self,
+        game: &str,
+        page: &mut [LevelSummary],
+    ) -> Result<(), StoreError> {
+        par_ratings::with_par_ratings(&self.pool, game, page).await
+    }
+
+    async fn save_ratings(
+        tx: &mut Tx,
+        key: &LevelKey,
+        player: &str,
+        after: &RatedPlay,
+    ) -> Result<(), StoreError> {
+        plays::save_ratings(tx, key, player, after).await
+    }
+
+    async fn upsert_rollups(
+        conn: &mut PgConnection,
+        rollups: &Rollups,
+        shard: i64,
+    ) -> Result<(), StoreError> {
+        rollups::upsert(conn, rollups, shard).await
+    }
 }
 
-use levelforge_store::impl_store_methods;
-levelforge_store::impl_store!(PgStore);
+levelforge_store_common::impl_store!(PgStore);

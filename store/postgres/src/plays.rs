@@ -9,13 +9,15 @@ use levelforge_store::plays::{LockedLevel, PlayRatings, play_rollups, status_tex
 use levelforge_store::rating::{RatedPlay, Rating};
 use levelforge_store::rollups::random_shard;
 use levelforge_store::{LevelKey, NewPlay, StoreError, StoredPlay, seed_to_column};
+use levelforge_store_common::Dialect;
 
+use crate::PgStore;
+use crate::common::Tx;
 use crate::common::first_play::{lock_player, rate_first_play};
 use crate::common::idempotency::remember_answer;
-use crate::{PgStore, Tx};
 
 impl PgStore {
-    pub(crate) async fn record_play(&self, play: &NewPlay<'_>) -> Result<StoredPlay, StoreError> {
+    pub(crate) async fn insert_play(&self, play: &NewPlay<'_>) -> Result<StoredPlay, StoreError> {
         let mut tx = self.begin_write().await?;
         // None: not stored, and the insert's foreign key reports it.
         let level = lock_level(&mut tx, &play.key).await?;

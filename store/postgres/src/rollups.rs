@@ -1,9 +1,10 @@
 //! The rollup tables (migration 0005) in PostgreSQL's SQL: one upsert statement for all
 //! five tables, fed by arrays, and the checks and rebuilds of them
-//! (their reads: `store/common/rollup_reads.rs`).
+//! (their reads: `store/common/mounted/rollup_reads.rs`).
 
 use levelforge_store::StoreError;
 use levelforge_store::rollups::{Group, Rollups};
+use levelforge_store_common::Dialect;
 use sqlx::PgConnection;
 
 use crate::PgStore;
@@ -179,7 +180,7 @@ impl Columns {
 impl PgStore {
     /// The differences between the rollups and a recomputation from the raw rows, read
     /// in one snapshot (writers may keep writing).
-    pub(crate) async fn compare_rollups(&self) -> Result<Vec<String>, StoreError> {
+    pub(crate) async fn check_rollups(&self) -> Result<Vec<String>, StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query!("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             .execute(&mut *tx)
@@ -191,7 +192,7 @@ impl PgStore {
     }
 
     /// Rebuilds the rollups from the raw rows, with writers of levels and plays held off.
-    pub(crate) async fn rebuild(&self) -> Result<Vec<String>, StoreError> {
+    pub(crate) async fn rebuild_rollups(&self) -> Result<Vec<String>, StoreError> {
         let mut tx = self.begin_write().await?;
         sqlx::query!("LOCK TABLE levels, plays IN SHARE MODE")
             .execute(&mut *tx)

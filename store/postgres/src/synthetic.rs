@@ -7,7 +7,7 @@ use crate::PgStore;
 impl PgStore {
     /// Synthetic levels and plays for `levelforge bench --stats`, seeds stored as the store
     /// encodes them (seed XOR 2^63), plays in batches of a million.
-    pub(crate) async fn fill(&self, levels: u64, plays: u64) -> Result<(), StoreError> {
+    pub(crate) async fn fill_synthetic(&self, levels: u64, plays: u64) -> Result<(), StoreError> {
         sqlx::query!(
             r#"INSERT INTO levels (game, difficulty, seed, version, par, attempts, generate_ms,
                 solve_ms, states, solution_count, metrics, level, rating, rated_plays)

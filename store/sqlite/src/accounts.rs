@@ -1,8 +1,9 @@
 //! The two account writes whose statements differ in shape between the backends; the
-//! other credential queries share their Rust (`store/common/credentials.rs`).
+//! other credential queries share their Rust (`store/common/mounted/credentials.rs`).
 
 use levelforge_store::credentials::SESSIONS_PER_KEY;
 use levelforge_store::{NewSession, StoreError};
+use levelforge_store_common::Dialect;
 
 use crate::SqliteStore;
 
@@ -11,7 +12,7 @@ impl SqliteStore {
     /// account (whose foreign key deletes the idempotency rows). `secure_delete` zeroes
     /// what they held in the file; then a checkpoint copies the zeroed pages into it and
     /// empties the WAL, which still held the old ones.
-    pub(crate) async fn erase(&self, id: &str) -> Result<(), StoreError> {
+    pub(crate) async fn erase_player(&self, id: &str) -> Result<(), StoreError> {
         self.delete_player_rows(id).await?;
         // Not a macro: the macros cannot type a PRAGMA's columns (nor alias them).
         let (busy, _, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -45,7 +46,7 @@ impl SqliteStore {
 
     /// Ended sessions go as new ones start: the table holds only live ones, and of those
     /// at most [`SESSIONS_PER_KEY`] per key, the newest (by rowid, the order of insertion).
-    pub(crate) async fn new_session(&self, session: &NewSession<'_>) -> Result<(), StoreError> {
+    pub(crate) async fn create_session(&self, session: &NewSession<'_>) -> Result<(), StoreError> {
         let mut tx = self.begin_write().await?;
         sqlx::query!(
             "DELETE FROM sessions WHERE expires_at <= ?1",

@@ -7,22 +7,25 @@ mod par_ratings;
 mod plays;
 mod rollups;
 mod synthetic;
-// The Rust both backends share, each around its own SQL (`queries/`).
-#[path = "../../common/mod.rs"]
+// The Rust both backends share (crate `levelforge-store-common`), compiled here rather than
+// in its own crate: each of its `query_file!` paths must be read from this crate's
+// `queries/` and checked against this crate's schema and offline metadata (`.sqlx/`).
+#[path = "../../common/mounted/mod.rs"]
 mod common;
 
 use std::str::FromStr;
 use std::time::Duration;
 
-use levelforge_store::StoreError;
-use sqlx::SqlitePool;
+use levelforge_store::rating::RatedPlay;
+use levelforge_store::{LevelKey, LevelSummary, Rollups, StoreError};
+use levelforge_store_common::Dialect;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+use sqlx::{Sqlite, SqliteConnection, SqlitePool};
 
-/// The store's name in the code both backends share (`store/common/`).
+use crate::common::Tx;
+
+/// The store the shared code (`store/common/mounted/`) adds its methods to.
 type Backend = SqliteStore;
-/// A connection and a transaction on this backend, as the shared code names them.
-type Conn = sqlx::SqliteConnection;
-type Tx = sqlx::Transaction<'static, sqlx::Sqlite>;
 
 #[derive(Clone)]
 pub struct SqliteStore {
@@ -61,15 +64,33 @@ impl SqliteStore {
     }
 }
 
-impl SqliteStore {
-    /// A transaction that writes, holding SQLite's one write lock from its start: writers
-    /// queue for it (`busy_timeout`) instead of failing to upgrade a read lock mid-way.
+/// The hooks of the shared code, in SQLite's way.
+impl Dialect for SqliteStore {
+    type Db = Sqlite;
+
+    fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    fn keeps_rollups(&self) -> bool {
+        self.rollups
+    }
+
+    fn rollups_off(&self) -> SqliteStore {
+        SqliteStore {
+            rollups: false,
+            ..self.clone()
+        }
+    }
+
+    /// Holds SQLite's one write lock from its start: writers queue for it (`busy_timeout`)
+    /// instead of failing to upgrade a read lock mid-way.
     async fn begin_write(&self) -> Result<Tx, StoreError> {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
     }
 
-    /// A read transaction: in WAL mode its first read fixes the snapshot every later
-    /// statement sees (copy-store).
+    /// In WAL mode a read transaction's first read fixes the snapshot every later
+    /// statement sees.
     async fn begin_snapshot(&self) -> Result<Tx, StoreError> {
         Ok(self.pool.begin().await?)
     }
@@ -79,7 +100,31 @@ impl SqliteStore {
     async fn after_import(&self) -> Result<(), StoreError> {
         Ok(())
     }
+
+    async fn with_par_ratings(
+        &self,
+        game: &str,
+        page: &mut [LevelSummary],
+    ) -> Result<(), StoreError> {
+        par_ratings::with_par_ratings(&self.pool, game, page).await
+    }
+
+    async fn save_ratings(
+        tx: &mut Tx,
+        key: &LevelKey,
+        player: &str,
+        after: &RatedPlay,
+    ) -> Result<(), StoreError> {
+        plays::save_ratings(tx, key, player, after).await
+    }
+
+    async fn upsert_rollups(
+        conn: &mut SqliteConnection,
+        rollups: &Rollups,
+        shard: i64,
+    ) -> Result<(), StoreError> {
+        rollups::upsert(conn, rollups, shard).await
+    }
 }
 
-use levelforge_store::impl_store_methods;
-levelforge_store::impl_store!(SqliteStore);
+levelforge_store_common::impl_store!(SqliteStore);

@@ -1,9 +1,10 @@
 //! The rollup tables (migration 0005) in SQLite's SQL: one upsert per table, its rows
 //! handed over as one JSON array (`json_each`), and the checks and rebuilds of them
-//! (their reads: `store/common/rollup_reads.rs`).
+//! (their reads: `store/common/mounted/rollup_reads.rs`).
 
 use levelforge_store::StoreError;
 use levelforge_store::rollups::{DayRow, Group, GroupRow, MetricRow, ParRow, Rollups, SketchKey};
+use levelforge_store_common::Dialect;
 use serde_json::{Value, json};
 use sqlx::SqliteConnection;
 
@@ -125,7 +126,7 @@ fn sketch_row(((measure, day, g, bucket), n): (&SketchKey, &i64)) -> Value {
 impl SqliteStore {
     /// The differences between the rollups and a recomputation from the raw rows, read
     /// in one snapshot (a read transaction in write-ahead-log mode is one).
-    pub(crate) async fn compare_rollups(&self) -> Result<Vec<String>, StoreError> {
+    pub(crate) async fn check_rollups(&self) -> Result<Vec<String>, StoreError> {
         let mut tx = self.pool.begin().await?;
         let stored = load(&mut tx).await?;
         let expected = recompute(&mut tx).await?;
@@ -135,7 +136,7 @@ impl SqliteStore {
 
     /// Rebuilds the rollups from the raw rows; the transaction holds the write lock from
     /// its start, so no level or play is written meanwhile.
-    pub(crate) async fn rebuild(&self) -> Result<Vec<String>, StoreError> {
+    pub(crate) async fn rebuild_rollups(&self) -> Result<Vec<String>, StoreError> {
         let mut tx = self.begin_write().await?;
         let stored = load(&mut tx).await?;
         let expected = recompute(&mut tx).await?;

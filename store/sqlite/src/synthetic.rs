@@ -7,7 +7,7 @@ use crate::SqliteStore;
 impl SqliteStore {
     /// Synthetic levels and plays for `levelforge bench --stats`, seeds stored as the store
     /// encodes them (seed XOR 2^63), plays in batches of a million.
-    pub(crate) async fn fill(&self, levels: u64, plays: u64) -> Result<(), StoreError> {
+    pub(crate) async fn fill_synthetic(&self, levels: u64, plays: u64) -> Result<(), StoreError> {
         let levels = levels as i64;
         sqlx::query!(
             r#"WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?1)

@@ -8,6 +8,7 @@ use levelforge_store::{
     CollectionSummary, EntryProgress, EntryStats, Manifest, NewCollection, StoreError, StoredEntry,
     seed_from_column, seed_to_column,
 };
+use levelforge_store_common::Dialect;
 
 /// Collections `GET /collections` lists at most.
 const LISTED_MAX: i64 = 1000;
@@ -36,7 +37,10 @@ fn small(value: i64) -> u32 {
 }
 
 impl crate::Backend {
-    pub(crate) async fn publish(&self, c: &NewCollection<'_>) -> Result<u32, StoreError> {
+    pub(crate) async fn publish_collection(
+        &self,
+        c: &NewCollection<'_>,
+    ) -> Result<u32, StoreError> {
         debug_assert!(c.entries.len() <= ENTRIES_MAX);
         let mut tx = self.begin_write().await?;
         let version = sqlx::query_file_scalar!("queries/collections/claim_version.sql", c.slug)
@@ -73,9 +77,9 @@ impl crate::Backend {
         Ok(version)
     }
 
-    pub(crate) async fn listed_collections(&self) -> Result<Vec<CollectionSummary>, StoreError> {
+    pub(crate) async fn collections(&self) -> Result<Vec<CollectionSummary>, StoreError> {
         let rows = sqlx::query_file!("queries/collections/listed.sql", LISTED_MAX)
-            .fetch_all(&self.pool)
+            .fetch_all(self.pool())
             .await?;
         Ok(rows
             .into_iter()
@@ -90,19 +94,19 @@ impl crate::Backend {
             .collect())
     }
 
-    pub(crate) async fn manifest_of(
+    pub(crate) async fn collection_manifest(
         &self,
         slug: &str,
         version: Option<u32>,
     ) -> Result<Option<Manifest>, StoreError> {
         let found = match version {
             None => sqlx::query_file!("queries/collections/latest_manifest.sql", slug)
-                .fetch_optional(&self.pool)
+                .fetch_optional(self.pool())
                 .await?
                 .map(|r| (r.version, r.manifest)),
             Some(version) => {
                 sqlx::query_file!("queries/collections/manifest.sql", slug, version as i32)
-                    .fetch_optional(&self.pool)
+                    .fetch_optional(self.pool())
                     .await?
                     .map(|r| (r.version, r.manifest))
             }
@@ -113,7 +117,7 @@ impl crate::Backend {
         }))
     }
 
-    pub(crate) async fn entries_of(
+    pub(crate) async fn collection_entries(
         &self,
         slug: &str,
         version: u32,
@@ -124,25 +128,25 @@ impl crate::Backend {
             slug,
             version as i32
         )
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         Ok(rows.into_iter().map(StoredEntry::from).collect())
     }
 
-    pub(crate) async fn unlist(&self, slug: &str) -> Result<bool, StoreError> {
+    pub(crate) async fn unpublish_collection(&self, slug: &str) -> Result<bool, StoreError> {
         let done = sqlx::query_file!("queries/collections/unlist.sql", slug)
-            .execute(&self.pool)
+            .execute(self.pool())
             .await?;
         Ok(done.rows_affected() == 1)
     }
 
-    pub(crate) async fn entry_stats(
+    pub(crate) async fn collection_stats(
         &self,
         slug: &str,
         version: u32,
     ) -> Result<Vec<EntryStats>, StoreError> {
         let rows = sqlx::query_file!("queries/collections/entry_stats.sql", slug, version as i32)
-            .fetch_all(&self.pool)
+            .fetch_all(self.pool())
             .await?;
         Ok(rows
             .into_iter()
@@ -164,7 +168,7 @@ impl crate::Backend {
             .collect())
     }
 
-    pub(crate) async fn progress_of(
+    pub(crate) async fn collection_progress(
         &self,
         slug: &str,
         version: u32,
@@ -176,7 +180,7 @@ impl crate::Backend {
             version as i32,
             player
         )
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         Ok(rows
             .into_iter()

@@ -5,6 +5,7 @@ use levelforge_store::rating::Rating;
 use levelforge_store::{
     LevelKey, NextCandidate, NextQuery, StoreError, seed_from_column, seed_to_column,
 };
+use levelforge_store_common::Dialect;
 
 struct CandidateRow {
     difficulty: String,
@@ -14,13 +15,13 @@ struct CandidateRow {
 }
 
 impl crate::Backend {
-    pub(crate) async fn rating_of_player(
+    pub(crate) async fn player_rating(
         &self,
         id: &str,
         game: &str,
     ) -> Result<Option<Rating>, StoreError> {
         let row = sqlx::query_file!("queries/next/player_rating.sql", game, id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.pool())
             .await?;
         Ok(row.map(|r| Rating {
             rating: r.rating,
@@ -29,7 +30,7 @@ impl crate::Backend {
         }))
     }
 
-    pub(crate) async fn candidates_for_next(
+    pub(crate) async fn next_candidates(
         &self,
         q: &NextQuery<'_>,
     ) -> Result<Vec<NextCandidate>, StoreError> {
@@ -43,7 +44,7 @@ impl crate::Backend {
             q.player,
             i64::from(q.limit),
         )
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         Ok(rows
             .into_iter()
@@ -56,7 +57,7 @@ impl crate::Backend {
             .collect())
     }
 
-    pub(crate) async fn served_next(
+    pub(crate) async fn mark_served(
         &self,
         player: &str,
         key: &LevelKey,
@@ -70,12 +71,12 @@ impl crate::Backend {
             seed_to_column(key.seed),
             now,
         )
-        .execute(&self.pool)
+        .execute(self.pool())
         .await;
         match inserted {
             Ok(done) if done.rows_affected() == 1 => Ok(true),
             // Taken or played, unless the player is gone.
-            Ok(_) => match self.token_hash_of_player(player).await? {
+            Ok(_) => match self.player_token_hash(player).await? {
                 Some(_) => Ok(false),
                 None => Err(StoreError::PlayerGone),
             },
@@ -87,10 +88,7 @@ impl crate::Backend {
         }
     }
 
-    pub(crate) async fn rating_of_level(
-        &self,
-        key: &LevelKey,
-    ) -> Result<Option<Rating>, StoreError> {
+    pub(crate) async fn level_rating(&self, key: &LevelKey) -> Result<Option<Rating>, StoreError> {
         let (tier, seed) = (key.difficulty.as_str(), seed_to_column(key.seed));
         let rating = sqlx::query_file_as!(
             Rating,
@@ -99,14 +97,14 @@ impl crate::Backend {
             tier,
             seed
         )
-        .fetch_optional(&self.pool)
+        .fetch_optional(self.pool())
         .await?;
         Ok(rating)
     }
 
-    pub(crate) async fn count_served(&self, player: &str, game: &str) -> Result<i64, StoreError> {
+    pub(crate) async fn served_count(&self, player: &str, game: &str) -> Result<i64, StoreError> {
         let served = sqlx::query_file_scalar!("queries/next/served_count.sql", player, game)
-            .fetch_one(&self.pool)
+            .fetch_one(self.pool())
             .await?;
         Ok(served)
     }

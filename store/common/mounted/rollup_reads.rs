@@ -11,7 +11,7 @@ use levelforge_store::rollups::{
 };
 
 /// What the tables hold, shards added up.
-pub(crate) async fn load(conn: &mut crate::Conn) -> Result<Rollups, StoreError> {
+pub(crate) async fn load(conn: &mut super::Conn) -> Result<Rollups, StoreError> {
     macro_rules! rows {
         ($row:ident, $file:tt) => {
             sqlx::query_file_as!($row, $file)
@@ -31,7 +31,7 @@ pub(crate) async fn load(conn: &mut crate::Conn) -> Result<Rollups, StoreError> 
 
 /// The rollups recomputed from every stored level and play, streamed: memory stays
 /// bounded whatever the tables' size.
-pub(crate) async fn recompute(conn: &mut crate::Conn) -> Result<Rollups, StoreError> {
+pub(crate) async fn recompute(conn: &mut super::Conn) -> Result<Rollups, StoreError> {
     let mut rollups = Rollups::default();
     let mut levels =
         sqlx::query_file_as!(StoredLevel, "queries/rollups/recompute_levels.sql").fetch(&mut *conn);

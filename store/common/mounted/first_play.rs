@@ -3,16 +3,17 @@
 //! ([`levelforge_store::rating::Standing::is_established`]).
 //!
 //! Compiled into each backend crate around its own `queries/plays/`; saving the two new
-//! ratings (`save_ratings`) is each backend's own.
+//! ratings is each backend's own ([`Dialect::save_ratings`]).
 
 use levelforge_store::plays::{LockedLevel, PlayRatings, is_evidence};
 use levelforge_store::rating::{Rating, Standing};
 use levelforge_store::{NewPlay, StoreError, seed_to_column};
+use levelforge_store_common::Dialect;
 
 /// Holds the player's account for the play's transaction: [`StoreError::PlayerGone`] when
 /// it was erased (its token still trusted a moment on some replica), so that nothing of
 /// the player is stored after the erasure, on any backend.
-pub(crate) async fn lock_player(tx: &mut crate::Tx, player: &str) -> Result<(), StoreError> {
+pub(crate) async fn lock_player(tx: &mut super::Tx, player: &str) -> Result<(), StoreError> {
     sqlx::query_file!("queries/plays/lock_player.sql", player)
         .fetch_optional(&mut **tx)
         .await?
@@ -25,7 +26,7 @@ pub(crate) async fn lock_player(tx: &mut crate::Tx, player: &str) -> Result<(), 
 /// account exists and the player has no earlier play of the level with a move: an erased
 /// player, whose token another replica still trusts for a moment, gets no rating row back.
 pub(crate) async fn rate_first_play(
-    tx: &mut crate::Tx,
+    tx: &mut super::Tx,
     play: &NewPlay<'_>,
     player: &str,
     level: &LockedLevel,
@@ -55,6 +56,6 @@ pub(crate) async fn rate_first_play(
         rated_plays: row.rated_plays,
     };
     let ratings = PlayRatings::of(play, player_before, level.rating);
-    crate::plays::save_ratings(tx, key, player, &ratings.after).await?;
+    crate::Backend::save_ratings(tx, key, player, &ratings.after).await?;
     Ok(Some(ratings))
 }

@@ -8,12 +8,10 @@ use levelforge_store::stats::{
     BucketCount, DaySums, GroupSums, MetricSums, ParSums, StatsRows, assemble,
 };
 use levelforge_store::{GroupStats, StatsFilter, StoreError};
+use levelforge_store_common::Dialect;
 
 impl crate::Backend {
-    pub(crate) async fn all_stats(
-        &self,
-        filter: &StatsFilter,
-    ) -> Result<Vec<GroupStats>, StoreError> {
+    pub(crate) async fn stats(&self, filter: &StatsFilter) -> Result<Vec<GroupStats>, StoreError> {
         let game = filter.game;
         let tier = filter.difficulty.map(|d| d.as_str());
         let all_time_times = filter.needs_all_time_times();
@@ -21,7 +19,7 @@ impl crate::Backend {
         macro_rules! rows {
             ($row:ident, $file:tt $(, $arg:expr)*) => {
                 sqlx::query_file_as!($row, $file, game, tier $(, $arg)*)
-                    .fetch_all(&self.pool)
+                    .fetch_all(self.pool())
                     .await?
             };
         }

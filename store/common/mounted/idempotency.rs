@@ -4,14 +4,15 @@
 //! Compiled into each backend crate around its own `queries/idempotency/`.
 
 use levelforge_store::{Idempotency, IdempotentPlay, StoreError, StoredPlay};
+use levelforge_store_common::Dialect;
 
 impl crate::Backend {
-    pub(crate) async fn play_by_idempotency_key(
+    pub(crate) async fn idempotent_play(
         &self,
         key: &str,
     ) -> Result<Option<IdempotentPlay>, StoreError> {
         let play = sqlx::query_file_as!(IdempotentPlay, "queries/idempotency/find.sql", key)
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.pool())
             .await?;
         Ok(play)
     }
@@ -22,7 +23,7 @@ impl crate::Backend {
 /// which rolls the play back. The row names the player whose key it is (`client`), so
 /// that erasing the player deletes it.
 pub(crate) async fn remember_answer(
-    tx: &mut crate::Tx,
+    tx: &mut super::Tx,
     idempotency: &Idempotency<'_>,
     client: Option<&str>,
     stored: &StoredPlay,

@@ -1,30 +1,31 @@
 //! Levels: stored once per key, read by key, browsed in keyset order.
 //!
 //! Compiled into each backend crate around its own `queries/levels/`; the page's par
-//! ratings (`par_ratings.rs`) are each backend's own.
+//! ratings are each backend's own ([`Dialect::with_par_ratings`]).
 
 use levelforge_store::browse::SummaryRow;
 use levelforge_store::rollups::{Rollups, random_shard};
 use levelforge_store::{
     Browse, BrowseSort, LevelKey, LevelSummary, NewLevel, StoreError, seed_to_column,
 };
+use levelforge_store_common::Dialect;
 
 impl crate::Backend {
-    pub(crate) async fn stored_level(&self, key: &LevelKey) -> Result<Option<String>, StoreError> {
+    pub(crate) async fn level(&self, key: &LevelKey) -> Result<Option<String>, StoreError> {
         let level = sqlx::query_file_scalar!(
             "queries/levels/by_key.sql",
             key.game,
             key.difficulty.as_str(),
             seed_to_column(key.seed),
         )
-        .fetch_optional(&self.pool)
+        .fetch_optional(self.pool())
         .await?;
         Ok(level)
     }
 
     /// Stores the level unless its key is taken, then answers what the key holds: the
     /// first writer's bytes win, so every replica serves the same level forever.
-    pub(crate) async fn store_level(
+    pub(crate) async fn insert_level(
         &self,
         key: &LevelKey,
         level: &NewLevel<'_>,
@@ -51,19 +52,23 @@ impl crate::Backend {
         .await?
         .rows_affected()
             == 1;
-        if inserted && self.rollups {
-            crate::rollups::upsert(&mut tx, &Rollups::of_new_level(key, level), random_shard())
-                .await?;
+        if inserted && self.keeps_rollups() {
+            crate::Backend::upsert_rollups(
+                &mut tx,
+                &Rollups::of_new_level(key, level),
+                random_shard(),
+            )
+            .await?;
         }
         tx.commit().await?;
-        let stored = self.stored_level(key).await?;
+        let stored = self.level(key).await?;
         // Only a concurrent delete could get here, and nothing deletes levels.
         stored.ok_or(StoreError::Query(sqlx::Error::RowNotFound))
     }
 
     /// One page in (par, seed, difficulty) order; each filter is a parameter that may be
     /// NULL.
-    pub(crate) async fn browse_page(&self, b: &Browse) -> Result<Vec<LevelSummary>, StoreError> {
+    pub(crate) async fn browse(&self, b: &Browse) -> Result<Vec<LevelSummary>, StoreError> {
         if b.sort == BrowseSort::PriorGap {
             return self.farthest_from_prior(b).await;
         }
@@ -85,7 +90,7 @@ impl crate::Backend {
             i64::from(b.limit),
             b.prior_gap_min,
         )
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         let mut page: Vec<LevelSummary> = rows.into_iter().map(LevelSummary::from).collect();
         self.with_par_ratings(b.game, &mut page).await?;
@@ -101,7 +106,7 @@ impl crate::Backend {
             b.prior_gap_min,
             i64::from(b.limit),
         )
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         let mut page: Vec<LevelSummary> = rows.into_iter().map(LevelSummary::from).collect();
         self.with_par_ratings(b.game, &mut page).await?;

@@ -1,8 +1,8 @@
 //! `levelforge copy-store`'s side of a backend: every copied table read in one snapshot
 //! and streamed out in batches, batches written insert-if-absent (levelforge_store::copy).
 //!
-//! Compiled into each backend crate around its own `queries/copy/`; each crate gives
-//! `begin_snapshot` and `finish_import`.
+//! Compiled into each backend crate around its own `queries/copy/`; the backend's
+//! [`Dialect`] gives `begin_snapshot` and `after_import`.
 
 use std::ops::ControlFlow;
 
@@ -13,6 +13,7 @@ use levelforge_store::copy::{
     CopyStore, IdempotencyRow, KeyRow, LevelRow, PlayRow, PlayerRow, Row, ServedRow, SessionRow,
     Table, TableCounts,
 };
+use levelforge_store_common::Dialect;
 
 #[async_trait::async_trait]
 impl CopyStore for crate::Backend {
@@ -63,7 +64,7 @@ impl CopyStore for crate::Backend {
 
     async fn table_counts(&self) -> Result<TableCounts, StoreError> {
         let counts = sqlx::query_file_as!(TableCounts, "queries/copy/table_counts.sql")
-            .fetch_one(&self.pool)
+            .fetch_one(self.pool())
             .await?;
         Ok(counts)
     }
@@ -75,7 +76,7 @@ impl CopyStore for crate::Backend {
 
 /// Streams one table's rows to `sink` in batches.
 async fn export_table(
-    conn: &mut crate::Conn,
+    conn: &mut super::Conn,
     table: Table,
     batch_rows: usize,
     sink: &mut dyn BatchSink,
