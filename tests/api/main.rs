@@ -38,6 +38,7 @@ mod deploy_files;
 mod designers;
 mod docker_context;
 mod docs_links;
+mod settings_docs;
 mod helpers;
 mod http;
 mod integrity;
