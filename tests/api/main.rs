@@ -29,6 +29,7 @@ macro_rules! on_both_backends {
 }
 
 mod adding_a_game;
+mod architecture_doc;
 mod cli;
 mod client_ts;
 mod collections;
