@@ -29,6 +29,7 @@ macro_rules! on_both_backends {
 }
 
 mod adding_a_game;
+mod architecture_doc;
 mod cli;
 mod client_ts;
 mod collections;
@@ -38,6 +39,7 @@ mod deploy_files;
 mod designers;
 mod docker_context;
 mod docs_links;
+mod settings_docs;
 mod helpers;
 mod http;
 mod integrity;
