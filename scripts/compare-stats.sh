@@ -3,13 +3,13 @@
 #
 #   scripts/compare-stats.sh OLD_BINARY NEW_BINARY DATABASE_URL [PAIRS] [REQUESTS]
 #
-# Fill the database first (`levelforge bench --stats`, docs/stats.md). For each of PAIRS
+# Fill the database first (`levelforge bench stats`, docs/stats.md). For each of PAIRS
 # (3) pairs it serves the database with each binary in turn on free local ports, makes a
 # designer key with that binary, and times REQUESTS (100) sequential GETs per route after
 # 3 warm-up ones: p50, p95 and max of the wall clock, and the server process's own CPU
 # time per request (utime + stime from /proc, in clock ticks: steadier than the wall clock
 # on a shared machine, and blind to the database's CPU). The write path compares with
-# `levelforge bench --stats --reuse --writes-only` run by each binary.
+# `levelforge bench stats --reuse --writes-only` run by each binary.
 set -euo pipefail
 [ $# -ge 3 ] || { sed -n 2,4p "$0" >&2; exit 2; }
 old=$1 new=$2 db=$3 pairs=${4:-3} requests=${5:-100}

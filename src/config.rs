@@ -2,11 +2,13 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::levels::Bounds;
+use crate::service::levels::Bounds;
+use crate::service::ratelimit::{Limiters, RateLimiter};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -90,6 +92,15 @@ pub enum KeyRole {
     Designer,
     /// Everything a designer may do (and key management over HTTP when it comes).
     Admin,
+}
+
+impl From<KeyRole> for crate::service::credentials::Role {
+    fn from(role: KeyRole) -> Self {
+        match role {
+            KeyRole::Designer => Self::Designer,
+            KeyRole::Admin => Self::Admin,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -384,42 +395,34 @@ pub struct RateLimitArgs {
     pub trust_forwarded: bool,
 }
 
-/// The overload settings the router applies, and the connections' header deadline.
-#[derive(Debug, Clone)]
-pub struct HttpLimits {
-    pub max_in_flight: usize,
-    pub load_shed: bool,
-    pub request_timeout: Duration,
-    pub header_read_timeout: Duration,
-    pub body_read_timeout: Duration,
-    pub write_timeout: Duration,
-    pub max_connections: usize,
-    pub max_connections_per_client: usize,
-    pub max_header_bytes: usize,
-    pub max_headers: usize,
-    pub shutdown_grace: Duration,
+impl RateLimitArgs {
+    /// The limiter of cold generations, which the level service holds.
+    pub fn cold(&self) -> Option<RateLimiter> {
+        RateLimiter::new(self.rate_limit_cold_per_min, self.rate_limit_cold_burst)
+    }
+
+    /// The limiters of the routes.
+    pub fn limiters(&self) -> Limiters {
+        let per_client = |per_min, burst| RateLimiter::new(per_min, burst).map(Arc::new);
+        Limiters {
+            verify: per_client(self.rate_limit_verify_per_min, self.rate_limit_verify_burst),
+            plays: per_client(self.rate_limit_plays_per_min, self.rate_limit_plays_burst),
+            hints: per_client(self.rate_limit_hints_per_min, self.rate_limit_hints_burst),
+            players: per_client(
+                self.rate_limit_players_per_min,
+                self.rate_limit_players_burst,
+            ),
+            players_per_network: RateLimiter::per_network(
+                self.rate_limit_players_per_network_per_min,
+                self.rate_limit_players_per_network_burst,
+            )
+            .map(Arc::new),
+        }
+    }
 }
 
 /// hyper's own cap on the header fields of a request, which it keeps on the stack.
 pub const HYPER_MAX_HEADERS: u64 = 100;
-
-impl HttpArgs {
-    pub fn limits(&self) -> HttpLimits {
-        HttpLimits {
-            max_in_flight: self.http_max_in_flight,
-            load_shed: self.http_load_shed,
-            request_timeout: Duration::from_millis(self.http_request_timeout_ms),
-            header_read_timeout: Duration::from_millis(self.http_header_read_timeout_ms),
-            body_read_timeout: Duration::from_millis(self.http_body_read_timeout_ms),
-            write_timeout: Duration::from_millis(self.http_write_timeout_ms),
-            max_connections: self.http_max_connections,
-            max_connections_per_client: self.http_max_connections_per_client,
-            max_header_bytes: self.http_max_header_bytes as usize,
-            max_headers: self.http_max_headers as usize,
-            shutdown_grace: Duration::from_millis(self.http_shutdown_grace_ms),
-        }
-    }
-}
 
 #[derive(Debug, Clone, Args)]
 pub struct LogArgs {
@@ -565,6 +568,8 @@ pub struct CalibrateArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
+    #[command(subcommand)]
+    pub command: Option<BenchCommand>,
     /// The server's allocator setting, so that generation is timed as `serve` runs it.
     #[command(flatten)]
     pub allocator: AllocatorArgs,
@@ -577,31 +582,6 @@ pub struct BenchArgs {
     /// Only this game.
     #[arg(long)]
     pub game: Option<String>,
-    /// Instead: the statistics routes and the play write path on a filled database
-    /// (docs/stats.md). Fills the empty database at --database-url.
-    #[arg(long)]
-    pub stats: bool,
-    /// With --stats: the database to fill (PostgreSQL or SQLite URL); it must be empty.
-    #[arg(long, requires = "stats")]
-    pub database_url: Option<String>,
-    /// With --stats: synthetic levels to store.
-    #[arg(long, default_value_t = 1_000_000, requires = "stats")]
-    pub levels: u64,
-    /// With --stats: synthetic plays to store.
-    #[arg(long, default_value_t = 1_000_000, requires = "stats")]
-    pub plays: u64,
-    /// With --stats: time a database an earlier run filled, as it is.
-    #[arg(long, requires = "stats")]
-    pub reuse: bool,
-    /// With --stats: timed requests per route.
-    #[arg(long, default_value_t = 40, requires = "stats")]
-    pub requests: usize,
-    /// With --stats: write-path rounds with rollups, each between two without.
-    #[arg(long, default_value_t = 5, requires = "stats")]
-    pub write_rounds: u64,
-    /// With --stats: skip the read routes and time only the write path.
-    #[arg(long, requires = "stats")]
-    pub writes_only: bool,
     /// Only this tier (with `--game`, a steady generation loop for a profiler).
     #[arg(long)]
     pub difficulty: Option<String>,
@@ -609,6 +589,38 @@ pub struct BenchArgs {
     /// reason and the mean of each key metric, per game and tier.
     #[arg(long)]
     pub survey: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// The statistics routes and the play write path on a filled database
+    /// (docs/stats.md). Fills the empty database at --database-url.
+    Stats(BenchStatsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchStatsArgs {
+    /// The database to fill (PostgreSQL or SQLite URL); it must be empty.
+    #[arg(long)]
+    pub database_url: String,
+    /// Synthetic levels to store.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub levels: u64,
+    /// Synthetic plays to store.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub plays: u64,
+    /// Time a database an earlier run filled, as it is.
+    #[arg(long)]
+    pub reuse: bool,
+    /// Timed requests per route.
+    #[arg(long, default_value_t = 40)]
+    pub requests: usize,
+    /// Write-path rounds with rollups, each between two without.
+    #[arg(long, default_value_t = 5)]
+    pub write_rounds: u64,
+    /// Skip the read routes and time only the write path.
+    #[arg(long)]
+    pub writes_only: bool,
 }
 
 #[derive(Debug, Args)]

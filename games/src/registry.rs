@@ -15,7 +15,7 @@
 //!
 //! The catalog, fuzz targets and `levelforge bench` pick a registered game up by
 //! themselves. Tests enforce the README, the golden file and the row in
-//! docs/difficulty.md (`tests/api/adding_a_game.rs` at the repository root), the schemas (`src/contract.rs`) and the game's list of rule ids
+//! docs/difficulty.md (`tests/api/adding_a_game.rs` at the repository root), the schemas (`src/http/openapi.rs`) and the game's list of rule ids
 //! (`contract.rs` here).
 
 use crate::game::{Adapter, Game};

@@ -7,8 +7,8 @@
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use levelforge::copy_store::{self, Outcome};
-use levelforge::store::copy::{CopyStore, DERIVED_COLUMNS, Fate, SCHEMA, Table};
+use levelforge::commands::copy_store::{self, Outcome};
+use levelforge::service::store::copy::{CopyStore, DERIVED_COLUMNS, Fate, SCHEMA, Table};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::{Row, TypeInfo, ValueRef};
@@ -164,9 +164,11 @@ async fn fill(app: &TestApp, database: &TestDatabase) -> Filled {
 
 /// A key made and revoked, as `levelforge keys create` and `keys revoke` do.
 async fn revoked_key(database: &TestDatabase) -> String {
-    use levelforge::config::KeyRole;
-    let store = levelforge::store::connect(&database.url, 1).await.unwrap();
-    let key = levelforge::cli::new_key(&*store, KeyRole::Admin, "leaver", None)
+    use levelforge::service::credentials::Role;
+    let store = levelforge::service::store::connect(&database.url, 1)
+        .await
+        .unwrap();
+    let key = levelforge::service::credentials::new_key(&*store, Role::Admin, "leaver", None)
         .await
         .unwrap();
     store
@@ -317,7 +319,7 @@ async fn a_sqlite_store_moved_to_postgres_answers_as_before_and_moves_back_uncha
     assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
 }
 
-async fn counts_of(url: &str) -> levelforge::store::copy::TableCounts {
+async fn counts_of(url: &str) -> levelforge::service::store::copy::TableCounts {
     let store: Arc<dyn CopyStore> = copy_store::open_target(url).await.unwrap();
     let counts = store.table_counts().await.unwrap();
     store.close().await;

@@ -6,7 +6,7 @@ use futures_util::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use levelforge::store::rating::{ESTABLISHED_DEVIATION, Rating, rate_play};
+use levelforge::service::store::rating::{ESTABLISHED_DEVIATION, Rating, rate_play};
 
 use crate::helpers::{Backend, TestApp, TestDatabase};
 

@@ -250,7 +250,9 @@ impl TestApp {
         else {
             unreachable!("the argv starts with serve")
         };
-        let state = levelforge::app_state(&args).await.expect("app state");
+        let state = levelforge::http::AppState::new(&args)
+            .await
+            .expect("app state");
         let designer_key = make_key(state.auth.store()).await;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -260,13 +262,13 @@ impl TestApp {
         let (admin_stop, admin_stopped) = oneshot::channel::<()>();
         let admin_state = state.clone();
         tokio::spawn(async move {
-            let _ = levelforge::serve_admin(admin, admin_state, async {
+            let _ = levelforge::http::serve::serve_admin(admin, admin_state, async {
                 let _ = admin_stopped.await;
             })
             .await;
         });
         let task = tokio::spawn(async move {
-            levelforge::serve(listener, state, async {
+            levelforge::http::serve::serve(listener, state, async {
                 let _ = stopped.await;
                 let _ = admin_stop.send(());
             })
@@ -292,8 +294,12 @@ impl TestApp {
         let port = free_port();
         let bind = format!("127.0.0.1:{port}");
         let admin_bind = format!("127.0.0.1:{}", free_port());
-        let designer_key =
-            make_key(&levelforge::store::connect(&database.url, 1).await.unwrap()).await;
+        let designer_key = make_key(
+            &levelforge::service::store::connect(&database.url, 1)
+                .await
+                .unwrap(),
+        )
+        .await;
         let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_levelforge"))
             .args(["serve", "--bind", &bind, "--database-url", &database.url])
             .args(["--admin-bind", &admin_bind])
@@ -501,7 +507,7 @@ impl TestApp {
     /// rated plays the rule asks for, written to the database as if it had played them.
     /// For tests of what a level's rating does; the rule itself has tests of its own.
     pub async fn establish(&self, token: &str, game: &str) {
-        use levelforge::rating::{ESTABLISHED_AFTER_PLAYS, ESTABLISHED_DEVIATION};
+        use levelforge::service::rating::{ESTABLISHED_AFTER_PLAYS, ESTABLISHED_DEVIATION};
         let id = token
             .split('_')
             .nth(1)
@@ -617,11 +623,11 @@ pub fn free_port() -> u16 {
 }
 
 /// A designer key on `store`, as `levelforge keys create` makes one.
-pub async fn make_key(store: &std::sync::Arc<dyn levelforge::store::Store>) -> String {
+pub async fn make_key(store: &std::sync::Arc<dyn levelforge::service::store::Store>) -> String {
     let name = unique("designer");
-    levelforge::cli::new_key(
+    levelforge::service::credentials::new_key(
         store.as_ref(),
-        levelforge::config::KeyRole::Designer,
+        levelforge::service::credentials::Role::Designer,
         &name,
         None,
     )

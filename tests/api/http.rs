@@ -452,7 +452,7 @@ async fn bench_baseline_route_mirrors_a_level_when_on() {
     app.stop().await;
 }
 
-/// Warm levels are answered before the router (src/api/warm.rs); a request the warm path
+/// Warm levels are answered before the router (src/http/warm.rs); a request the warm path
 /// leaves to the router, here for a percent-encoded game name, gets the same level. The
 /// two answers must match header for header and byte for byte, in every coding and as
 /// 304.

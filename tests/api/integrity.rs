@@ -714,7 +714,7 @@ async fn next_answers_with_the_levels_current_rating(backend: Backend) {
         "SELECT rating FROM levels WHERE game = 'fruit' AND difficulty = $1 AND seed = $2",
     )
     .bind(&difficulty)
-    .bind(levelforge::store::seed_to_column(seed))
+    .bind(levelforge::service::store::seed_to_column(seed))
     .fetch_one(&pool)
     .await
     .unwrap();

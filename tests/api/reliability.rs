@@ -529,7 +529,9 @@ fn expensive_levels() -> Vec<(&'static str, Value)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn expensive_verifications_stay_under_200_mb_and_leave_generation_slots() {
     let database = TestDatabase::sqlite();
-    let store = levelforge::store::connect(&database.url, 1).await.unwrap();
+    let store = levelforge::service::store::connect(&database.url, 1)
+        .await
+        .unwrap();
     let key = make_key(&store).await;
     let process = Process::start(
         &database.url,
@@ -591,7 +593,9 @@ async fn expensive_verifications_stay_under_200_mb_and_leave_generation_slots() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_write_up_sized_levels_verify_in_full_at_defaults() {
     let database = TestDatabase::sqlite();
-    let store = levelforge::store::connect(&database.url, 1).await.unwrap();
+    let store = levelforge::service::store::connect(&database.url, 1)
+        .await
+        .unwrap();
     let key = make_key(&store).await;
     let process = Process::start(&database.url, &[]).await;
     for name in levelforge_games::registry::names() {

@@ -135,12 +135,14 @@ async fn no_designer_route_answers_without_a_designer_key(backend: Backend) {
     let app = TestApp::on(&database, &[]).await;
     let level = app.get_level("fruit", "easy", 1).await;
     let player = app.new_player().await;
-    let store = levelforge::store::connect(&database.url, 1).await.unwrap();
+    let store = levelforge::service::store::connect(&database.url, 1)
+        .await
+        .unwrap();
     let expired = expired_key(&store).await;
     let revoked = make_key(&store).await;
     let revoked_id = revoked[4..12].to_string();
     store
-        .revoke_key(&revoked_id, levelforge::auth::now())
+        .revoke_key(&revoked_id, levelforge::service::credentials::now())
         .await
         .unwrap();
     for route in designer_routes(&level) {
@@ -181,11 +183,13 @@ async fn no_designer_route_answers_without_a_designer_key(backend: Backend) {
 }
 
 /// A designer key that expired a moment ago.
-async fn expired_key(store: &std::sync::Arc<dyn levelforge::store::Store>) -> String {
-    let key = levelforge::auth::NewSecret::generate(levelforge::auth::Kind::Key);
-    let now = levelforge::auth::now();
+async fn expired_key(store: &std::sync::Arc<dyn levelforge::service::store::Store>) -> String {
+    let key = levelforge::service::credentials::NewSecret::generate(
+        levelforge::service::credentials::Kind::Key,
+    );
+    let now = levelforge::service::credentials::now();
     store
-        .create_key(&levelforge::store::NewKey {
+        .create_key(&levelforge::service::store::NewKey {
             id: &key.id,
             name: "expired",
             role: "designer",
@@ -282,10 +286,12 @@ async fn a_revoked_key_fails_on_a_second_replica_within_5_s(backend: Backend) {
     for replica in [&first, &second] {
         assert_eq!(replica.get_as(&key, "/stats").await.status, 200);
     }
-    let store = levelforge::store::connect(&database.url, 1).await.unwrap();
+    let store = levelforge::service::store::connect(&database.url, 1)
+        .await
+        .unwrap();
     let revoked = Instant::now();
     store
-        .revoke_key(&key[4..12], levelforge::auth::now())
+        .revoke_key(&key[4..12], levelforge::service::credentials::now())
         .await
         .unwrap()
         .expect("revoked");
@@ -616,7 +622,10 @@ async fn keys_are_created_listed_and_revoked_from_the_command_line() {
     let mut revoke = vec!["keys", "revoke", "ada"];
     revoke.extend(url);
     assert!(levelforge(&revoke).status.success());
-    tokio::time::sleep(levelforge::auth::CREDENTIAL_CACHE + Duration::from_millis(200)).await;
+    tokio::time::sleep(
+        levelforge::service::credentials::CREDENTIAL_CACHE + Duration::from_millis(200),
+    )
+    .await;
     assert_eq!(app.get_as(key, "/stats").await.status, 401);
     let listed = String::from_utf8(levelforge(&list).stdout).unwrap();
     assert!(

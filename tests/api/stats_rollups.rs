@@ -309,7 +309,7 @@ async fn add_old_plays(url: &str) {
 }
 
 async fn assert_rollups_match(url: &str) {
-    let store = levelforge::store::connect(url, 2).await.unwrap();
+    let store = levelforge::service::store::connect(url, 2).await.unwrap();
     let differences = store.check_rollups().await.unwrap();
     assert!(differences.is_empty(), "{differences:#?}");
     store.close().await;
@@ -404,7 +404,7 @@ async fn recompute_reports_and_repairs_a_drift() {
         .unwrap();
     assert_eq!(response.status(), 200);
     server.stop().await;
-    let store = levelforge::store::connect(&url, 2).await.unwrap();
+    let store = levelforge::service::store::connect(&url, 2).await.unwrap();
     sqlx::any::install_default_drivers();
     let pool = sqlx::AnyPool::connect(&url).await.unwrap();
     sqlx::query("UPDATE stats_groups SET levels = levels + 5")
