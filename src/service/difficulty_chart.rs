@@ -294,14 +294,7 @@ pub fn collection_curve(title: &str, points: &[CurvePoint]) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {HEIGHT}" width="{width}" height="{HEIGHT}" font-family="sans-serif" font-size="11"><rect width="{width}" height="{HEIGHT}" fill="white"/><text x="{MARGIN}" y="20" font-size="14">{}</text>"#,
         escape(title)
     );
-    let (low, high) = points.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
-        (lo.min(p.rating), hi.max(p.rating))
-    });
-    let (low, high) = if low < high {
-        ((low / 100.0).floor() * 100.0, (high / 100.0).ceil() * 100.0)
-    } else {
-        (1000.0, 2000.0)
-    };
+    let (low, high) = rating_range(points);
     let (x0, y0) = (MARGIN, MARGIN);
     frame(&mut svg, x0, y0, "entry", "rating");
     let step = PANEL / points.len().max(1) as f64;
@@ -334,15 +327,7 @@ pub fn collection_curve(title: &str, points: &[CurvePoint]) -> String {
             i + 1
         );
     }
-    for i in 0..=4 {
-        let v = low + (high - low) * f64::from(i) / 4.0;
-        let _ = write!(
-            svg,
-            r#"<text x="{}" y="{:.1}" text-anchor="end">{v:.0}</text>"#,
-            x0 - 4.0,
-            y0 + PANEL - PANEL * f64::from(i) / 4.0 + 4.0
-        );
-    }
+    rating_labels(&mut svg, low, high, x0, y0);
     legend(
         &mut svg,
         x0 + 8.0,
@@ -352,4 +337,29 @@ pub fn collection_curve(title: &str, points: &[CurvePoint]) -> String {
     );
     svg.push_str("</svg>");
     svg
+}
+
+/// The curve's vertical range: the ratings rounded out to hundreds (1000..2000 when flat).
+fn rating_range(points: &[CurvePoint]) -> (f64, f64) {
+    let (low, high) = points.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+        (lo.min(p.rating), hi.max(p.rating))
+    });
+    if low < high {
+        ((low / 100.0).floor() * 100.0, (high / 100.0).ceil() * 100.0)
+    } else {
+        (1000.0, 2000.0)
+    }
+}
+
+/// Five rating labels up the curve's left edge.
+fn rating_labels(svg: &mut String, low: f64, high: f64, x0: f64, y0: f64) {
+    for i in 0..=4 {
+        let v = low + (high - low) * f64::from(i) / 4.0;
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="{:.1}" text-anchor="end">{v:.0}</text>"#,
+            x0 - 4.0,
+            y0 + PANEL - PANEL * f64::from(i) / 4.0 + 4.0
+        );
+    }
 }

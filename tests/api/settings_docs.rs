@@ -28,7 +28,11 @@ fn serve_defaults() -> BTreeMap<String, String> {
                 .iter()
                 .map(|v| v.to_string_lossy().into_owned())
                 .collect();
-            let default = if values.is_empty() { "none".to_string() } else { values.join(",") };
+            let default = if values.is_empty() {
+                "none".to_string()
+            } else {
+                values.join(",")
+            };
             Some((env, default))
         })
         .collect();
@@ -41,16 +45,23 @@ fn serve_defaults() -> BTreeMap<String, String> {
 /// The first markdown table after `heading` whose header row starts with `first_column`,
 /// as rows of cells.
 fn table_after(doc: &str, heading: &str, first_column: &str) -> Vec<Vec<String>> {
-    let section = &doc[doc.find(heading).unwrap_or_else(|| panic!("no `{heading}`"))..];
+    let section = &doc[doc
+        .find(heading)
+        .unwrap_or_else(|| panic!("no `{heading}`"))..];
     let header = format!("| {first_column} |");
-    let start = section.find(&header).unwrap_or_else(|| panic!("no table `{header}`"));
+    let start = section
+        .find(&header)
+        .unwrap_or_else(|| panic!("no table `{header}`"));
     section[start..]
         .lines()
         .take_while(|line| line.starts_with('|'))
         .skip(2)
         .map(|line| {
             let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
-            inner.split(" | ").map(|cell| cell.trim().to_string()).collect()
+            inner
+                .split(" | ")
+                .map(|cell| cell.trim().to_string())
+                .collect()
         })
         .collect()
 }
@@ -82,11 +93,17 @@ fn operations_documents_every_setting_with_its_default() {
     let rows = settings_table("docs/operations.md", "## Configuration");
     let named: Vec<&String> = rows.iter().map(|(env, _)| env).collect();
     for env in defaults.keys() {
-        assert!(named.contains(&env), "docs/operations.md has no row for {env}");
+        assert!(
+            named.contains(&env),
+            "docs/operations.md has no row for {env}"
+        );
     }
     for (env, value) in &rows {
         let actual = defaults.get(env);
-        assert!(actual.is_some(), "docs/operations.md documents {env}, which serve does not read");
+        assert!(
+            actual.is_some(),
+            "docs/operations.md documents {env}, which serve does not read"
+        );
         assert_eq!(Some(value), actual, "docs/operations.md: default of {env}");
     }
 }
@@ -95,7 +112,11 @@ fn operations_documents_every_setting_with_its_default() {
 fn readme_repeats_defaults_correctly() {
     let defaults = serve_defaults();
     for (env, value) in settings_table("README.md", "## Configuration") {
-        assert_eq!(defaults.get(&env), Some(&value), "README.md: default of {env}");
+        assert_eq!(
+            defaults.get(&env),
+            Some(&value),
+            "README.md: default of {env}"
+        );
     }
 }
 
@@ -104,7 +125,14 @@ fn every_subcommand_has_a_row() {
     let rows = table_after(&read("docs/operations.md"), "Subcommands:", "command");
     let first_words: Vec<String> = rows
         .iter()
-        .map(|row| row[0].trim_matches('`').split([' ', '`']).next().unwrap().to_string())
+        .map(|row| {
+            row[0]
+                .trim_matches('`')
+                .split([' ', '`'])
+                .next()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     for sub in Cli::command().get_subcommands() {
         let name = sub.get_name();

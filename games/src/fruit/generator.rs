@@ -36,94 +36,82 @@ pub struct FruitParams {
 }
 
 pub fn tier(difficulty: Difficulty) -> Tier<FruitParams> {
-    let (params, par_min, par_max, dead_ends) = match difficulty {
-        Difficulty::Easy => (
-            FruitParams {
-                size: (6, 7),
-                border_walls: (0, 2),
-                inner_walls: (0, 1),
-                pairs: (1, 2),
-                stones: (0, 0),
-                mud: (0, 0),
-                one_ways: (0, 0),
-                hedgehogs: (0, 0),
-                anteaters: (0, 0),
-                min_free: 9,
-                target_par: (2, Some(4)),
-                dead_ends: (0, None),
-            },
-            2,
-            Some(4),
-            None,
-        ),
-        Difficulty::Medium => (
-            FruitParams {
-                size: (7, 8),
-                border_walls: (1, 3),
-                inner_walls: (0, 2),
-                pairs: (2, 2),
-                stones: (1, 2),
-                mud: (0, 2),
-                one_ways: (1, 2),
-                hedgehogs: (0, 0),
-                anteaters: (0, 0),
-                min_free: 14,
-                target_par: (5, Some(7)),
-                dead_ends: (0, Some(5)),
-            },
-            5,
-            Some(7),
-            Some("at most 5 dead ends"),
-        ),
-        Difficulty::Hard => (
-            FruitParams {
-                size: (8, 8),
-                border_walls: (1, 3),
-                inner_walls: (0, 2),
-                pairs: (2, 3),
-                stones: (1, 2),
-                mud: (0, 2),
-                one_ways: (0, 2),
-                hedgehogs: (0, 1),
-                anteaters: (1, 1),
-                min_free: 18,
-                target_par: (9, Some(12)),
-                dead_ends: (1, None),
-            },
-            9,
-            Some(12),
-            Some("at least 1 dead end"),
-        ),
+    let (params, dead_ends) = match difficulty {
+        Difficulty::Easy => (EASY, None),
+        Difficulty::Medium => (MEDIUM, Some("at most 5 dead ends")),
+        Difficulty::Hard => (HARD, Some("at least 1 dead end")),
         // `Custom` is never generated (`generate_level` refuses it); the match stays total.
-        Difficulty::Expert | Difficulty::Custom => (
-            FruitParams {
-                size: (8, 8),
-                border_walls: (1, 3),
-                inner_walls: (0, 2),
-                pairs: (3, 3),
-                stones: (1, 2),
-                mud: (1, 2),
-                one_ways: (1, 2),
-                hedgehogs: (1, 1),
-                anteaters: (1, 1),
-                min_free: 20,
-                target_par: (15, Some(24)),
-                dead_ends: (10, None),
-            },
-            15,
-            Some(24),
-            Some("at least 10 dead ends"),
-        ),
+        Difficulty::Expert | Difficulty::Custom => (EXPERT, Some("at least 10 dead ends")),
     };
     Tier {
+        par_min: params.target_par.0,
+        par_max: params.target_par.1,
         params,
-        par_min,
-        par_max,
         requires: std::iter::once("solvable").chain(dead_ends).collect(),
         max_attempts: 800,
         max_states: 60_000,
     }
 }
+
+const EASY: FruitParams = FruitParams {
+    size: (6, 7),
+    border_walls: (0, 2),
+    inner_walls: (0, 1),
+    pairs: (1, 2),
+    stones: (0, 0),
+    mud: (0, 0),
+    one_ways: (0, 0),
+    hedgehogs: (0, 0),
+    anteaters: (0, 0),
+    min_free: 9,
+    target_par: (2, Some(4)),
+    dead_ends: (0, None),
+};
+
+const MEDIUM: FruitParams = FruitParams {
+    size: (7, 8),
+    border_walls: (1, 3),
+    inner_walls: (0, 2),
+    pairs: (2, 2),
+    stones: (1, 2),
+    mud: (0, 2),
+    one_ways: (1, 2),
+    hedgehogs: (0, 0),
+    anteaters: (0, 0),
+    min_free: 14,
+    target_par: (5, Some(7)),
+    dead_ends: (0, Some(5)),
+};
+
+const HARD: FruitParams = FruitParams {
+    size: (8, 8),
+    border_walls: (1, 3),
+    inner_walls: (0, 2),
+    pairs: (2, 3),
+    stones: (1, 2),
+    mud: (0, 2),
+    one_ways: (0, 2),
+    hedgehogs: (0, 1),
+    anteaters: (1, 1),
+    min_free: 18,
+    target_par: (9, Some(12)),
+    dead_ends: (1, None),
+};
+
+const EXPERT: FruitParams = FruitParams {
+    size: (8, 8),
+    border_walls: (1, 3),
+    inner_walls: (0, 2),
+    pairs: (3, 3),
+    stones: (1, 2),
+    mud: (1, 2),
+    one_ways: (1, 2),
+    hedgehogs: (1, 1),
+    anteaters: (1, 1),
+    min_free: 20,
+    target_par: (15, Some(24)),
+    dead_ends: (10, None),
+};
 
 /// How a free cell sits among the walls, which decides its placement weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

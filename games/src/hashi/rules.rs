@@ -133,71 +133,92 @@ pub fn link_cells(
     index: usize,
     points: &[[i64; 2]],
 ) -> Result<Vec<usize>, RuleError> {
-    let err = |rule: &'static str, what: String| {
-        Err(RuleError::new(rule, format!("link {}: {what}", index + 1)))
-    };
+    let checked = link_on_board(board, points).and_then(|cells| {
+        link_ends(board, &cells)?;
+        link_path(board, &cells)?;
+        Ok(cells)
+    });
+    checked.map_err(|(rule, what)| RuleError::new(rule, format!("link {}: {what}", index + 1)))
+}
+
+/// A broken link rule: its id and what is wrong, before the link's number is put in front.
+type LinkError = (&'static str, String);
+
+/// The link's cells, each point on the board, at least a node, a cell and a node.
+fn link_on_board(board: &Board, points: &[[i64; 2]]) -> Result<Vec<usize>, LinkError> {
     if points.len() < 3 {
-        return err(
+        return Err((
             "hashi.link_length",
             format!(
                 "has {} points; a link is a node, one or more empty cells, and a node",
                 points.len()
             ),
-        );
+        ));
     }
-    let mut cells = Vec::with_capacity(points.len());
-    for &[x, y] in points {
-        let n = board.n as i64;
-        if !(0..n).contains(&x) || !(0..n).contains(&y) {
-            return err(
-                "hashi.link_outside",
-                format!("({x},{y}) is outside the board"),
-            );
-        }
-        cells.push(board.cell(x as usize, y as usize));
-    }
+    let n = board.n as i64;
+    points
+        .iter()
+        .map(|&[x, y]| {
+            if (0..n).contains(&x) && (0..n).contains(&y) {
+                Ok(board.cell(x as usize, y as usize))
+            } else {
+                Err((
+                    "hashi.link_outside",
+                    format!("({x},{y}) is outside the board"),
+                ))
+            }
+        })
+        .collect()
+}
+
+/// Both ends are nodes, and not the same one.
+fn link_ends(board: &Board, cells: &[usize]) -> Result<(), LinkError> {
     let (first, last) = (cells[0], cells[cells.len() - 1]);
     for end in [first, last] {
         if !board.is_node(end) {
             let (x, y) = board.xy(end);
-            return err(
+            return Err((
                 "hashi.link_ends",
                 format!("its end ({x},{y}) is not a node"),
-            );
+            ));
         }
     }
     if first == last {
         let (x, y) = board.xy(first);
-        return err(
+        return Err((
             "hashi.link_same_node",
             format!("both ends are the node at ({x},{y}); a link joins two different nodes"),
-        );
+        ));
     }
+    Ok(())
+}
+
+/// Between the ends: empty cells, each visited once, each a step from the one before.
+fn link_path(board: &Board, cells: &[usize]) -> Result<(), LinkError> {
     for (i, &cell) in cells[1..cells.len() - 1].iter().enumerate() {
+        let (x, y) = board.xy(cell);
         if board.is_node(cell) {
-            let (x, y) = board.xy(cell);
-            return err(
+            return Err((
                 "hashi.link_cells",
                 format!(
                     "it runs through the node at ({x},{y}); links run through empty cells only"
                 ),
-            );
+            ));
         }
         if cells[1..=i].contains(&cell) {
-            let (x, y) = board.xy(cell);
-            return err("hashi.link_revisit", format!("it visits ({x},{y}) twice"));
+            return Err(("hashi.link_revisit", format!("it visits ({x},{y}) twice")));
         }
     }
     for pair in cells.windows(2) {
         if !board.adjacent(pair[0], pair[1]) {
             let ((ax, ay), (bx, by)) = (board.xy(pair[0]), board.xy(pair[1]));
-            return err(
+            return Err((
                 "hashi.link_step",
                 format!("({ax},{ay}) to ({bx},{by}) is not a step to an orthogonal neighbour"),
-            );
+            ));
         }
     }
-    Ok(cells)
+    Ok(())
 }
 
 /// Links drawn so far on a board, checked against every rule as they come.

@@ -47,89 +47,18 @@ pub struct SkiddyParams {
 }
 
 pub fn tier(difficulty: Difficulty) -> Tier<SkiddyParams> {
-    let (params, par_min, par_max, max_states) = match difficulty {
-        Difficulty::Easy => (
-            SkiddyParams {
-                width: (5, 6),
-                height: (4, 5),
-                red: (2, 3),
-                extra_kinds: (0, 1),
-                yellow: (2, 2),
-                crates: (0, 0),
-                ice: (1, 1),
-                statics_permille: (0, 150),
-                pits_permille: 0,
-                exits_per_colour: (1, 2),
-                mixed_neighbours: true,
-                perfect_moves: (2, 4),
-            },
-            2,
-            Some(4),
-            50_000,
-        ),
-        Difficulty::Medium => (
-            SkiddyParams {
-                width: (6, 7),
-                height: (5, 6),
-                red: (2, 3),
-                extra_kinds: (1, 1),
-                yellow: (2, 3),
-                crates: (1, 1),
-                ice: (1, 1),
-                statics_permille: (50, 200),
-                pits_permille: 300,
-                exits_per_colour: (1, 2),
-                mixed_neighbours: true,
-                perfect_moves: (4, 6),
-            },
-            4,
-            Some(6),
-            100_000,
-        ),
-        Difficulty::Hard => (
-            SkiddyParams {
-                width: (6, 8),
-                height: (5, 7),
-                red: (2, 3),
-                extra_kinds: (1, 2),
-                yellow: (2, 3),
-                crates: (1, 2),
-                ice: (1, 1),
-                statics_permille: (100, 200),
-                pits_permille: 300,
-                exits_per_colour: (1, 1),
-                mixed_neighbours: false,
-                perfect_moves: (7, 9),
-            },
-            7,
-            Some(9),
-            40_000,
-        ),
+    // The par window is the perfect-move window, open above at expert.
+    let (params, par_max, max_states) = match difficulty {
+        Difficulty::Easy => (EASY, Some(4), 50_000),
+        Difficulty::Medium => (MEDIUM, Some(6), 100_000),
+        Difficulty::Hard => (HARD, Some(9), 40_000),
         // `Custom` is never generated (`generate_level` refuses it); the match stays total.
-        Difficulty::Expert | Difficulty::Custom => (
-            SkiddyParams {
-                width: (7, 8),
-                height: (6, 7),
-                red: (2, 3),
-                extra_kinds: (2, 2),
-                yellow: (2, 3),
-                crates: (1, 1),
-                ice: (1, 1),
-                statics_permille: (150, 250),
-                pits_permille: 300,
-                exits_per_colour: (1, 1),
-                mixed_neighbours: false,
-                perfect_moves: (10, 14),
-            },
-            10,
-            None,
-            40_000,
-        ),
+        Difficulty::Expert | Difficulty::Custom => (EXPERT, None, 40_000),
     };
     Tier {
-        params,
-        par_min,
+        par_min: params.perfect_moves.0,
         par_max,
+        params,
         requires: vec![
             "no dead ends: every reachable state can still win",
             "combo_par == par (perfect): a shortest solution can clear every colour in a single move",
@@ -139,6 +68,66 @@ pub fn tier(difficulty: Difficulty) -> Tier<SkiddyParams> {
         max_states,
     }
 }
+
+const EASY: SkiddyParams = SkiddyParams {
+    width: (5, 6),
+    height: (4, 5),
+    red: (2, 3),
+    extra_kinds: (0, 1),
+    yellow: (2, 2),
+    crates: (0, 0),
+    ice: (1, 1),
+    statics_permille: (0, 150),
+    pits_permille: 0,
+    exits_per_colour: (1, 2),
+    mixed_neighbours: true,
+    perfect_moves: (2, 4),
+};
+
+const MEDIUM: SkiddyParams = SkiddyParams {
+    width: (6, 7),
+    height: (5, 6),
+    red: (2, 3),
+    extra_kinds: (1, 1),
+    yellow: (2, 3),
+    crates: (1, 1),
+    ice: (1, 1),
+    statics_permille: (50, 200),
+    pits_permille: 300,
+    exits_per_colour: (1, 2),
+    mixed_neighbours: true,
+    perfect_moves: (4, 6),
+};
+
+const HARD: SkiddyParams = SkiddyParams {
+    width: (6, 8),
+    height: (5, 7),
+    red: (2, 3),
+    extra_kinds: (1, 2),
+    yellow: (2, 3),
+    crates: (1, 2),
+    ice: (1, 1),
+    statics_permille: (100, 200),
+    pits_permille: 300,
+    exits_per_colour: (1, 1),
+    mixed_neighbours: false,
+    perfect_moves: (7, 9),
+};
+
+const EXPERT: SkiddyParams = SkiddyParams {
+    width: (7, 8),
+    height: (6, 7),
+    red: (2, 3),
+    extra_kinds: (2, 2),
+    yellow: (2, 3),
+    crates: (1, 1),
+    ice: (1, 1),
+    statics_permille: (150, 250),
+    pits_permille: 300,
+    exits_per_colour: (1, 1),
+    mixed_neighbours: false,
+    perfect_moves: (10, 14),
+};
 
 /// A board under construction: rows of grid characters.
 struct Layout {
