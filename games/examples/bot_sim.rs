@@ -53,7 +53,7 @@ fn main() {
     );
 }
 
-/// The game's name as one seed word, as src/simulate.rs makes it.
+/// The game's name as one seed word, as src/commands/simulate.rs makes it.
 fn name_word(name: &str) -> u64 {
     let mut bytes = [0u8; 8];
     for (b, c) in bytes.iter_mut().zip(name.bytes()) {

@@ -123,27 +123,28 @@ pub fn measure(
 
 /// The levels of `seeds` in every tier, seed by seed, so that the rating rounds meet
 /// the tiers mixed. A key the generator cannot serve is no level and is left out.
+/// Generated on every CPU, kept in key order.
 fn generate(game: &dyn Game, seeds: std::ops::Range<u64>) -> anyhow::Result<Vec<Level>> {
-    let mut levels = Vec::new();
-    for seed in seeds {
-        for tier in Difficulty::ALL {
-            match game.generate(tier, seed, &Stop::never()) {
-                Ok(generated) => levels.push(Level {
-                    tier,
-                    seed,
-                    document: serde_json::from_str(&generated.json)?,
-                    figures: Figures::of_metrics(
-                        generated.summary.par,
-                        generated.summary.metrics.get(),
-                    ),
-                    prior: generated.summary.prior_rating,
-                }),
-                Err(GenerateError::NoCandidateAccepted { .. }) => {}
-                Err(e) => bail!("{} {tier} {seed}: {e}", game.name()),
-            }
+    let keys: Vec<(u64, Difficulty)> = seeds
+        .flat_map(|seed| Difficulty::ALL.map(|tier| (seed, tier)))
+        .collect();
+    let levels = on_every_cpu(&keys, |&(seed, tier)| {
+        match game.generate(tier, seed, &Stop::never()) {
+            Ok(generated) => Ok(Some(Level {
+                tier,
+                seed,
+                document: serde_json::from_str(&generated.json)?,
+                figures: Figures::of_metrics(
+                    generated.summary.par,
+                    generated.summary.metrics.get(),
+                ),
+                prior: generated.summary.prior_rating,
+            })),
+            Err(GenerateError::NoCandidateAccepted { .. }) => Ok(None),
+            Err(e) => bail!("{} {tier} {seed}: {e}", game.name()),
         }
-    }
-    Ok(levels)
+    })?;
+    Ok(levels.into_iter().flatten().collect())
 }
 
 /// Whether each bot solved each level (`[level][bot]`), the plays spread over every CPU.
@@ -153,8 +154,22 @@ fn play_all(
     levels: &[Level],
     setting: &Setting,
 ) -> anyhow::Result<Vec<Vec<bool>>> {
+    on_every_cpu(levels, |level| {
+        (0..setting.bots)
+            .map(|bot| solves(game, level, bot, setting.seed))
+            .collect()
+    })
+}
+
+/// `work` done on each item, spread over every CPU (each thread takes the next item
+/// left), the results in the items' order: the same whatever the schedule, as long as
+/// `work` depends on its item alone. The first error ends it.
+fn on_every_cpu<T: Sync, R: Send>(
+    items: &[T],
+    work: impl Fn(&T) -> anyhow::Result<R> + Sync,
+) -> anyhow::Result<Vec<R>> {
     let next = AtomicUsize::new(0);
-    let results = Mutex::new(vec![Vec::new(); levels.len()]);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new(items.iter().map(|_| None).collect());
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -162,13 +177,11 @@ fn play_all(
                 scope.spawn(|| -> anyhow::Result<()> {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(level) = levels.get(i) else {
+                        let Some(item) = items.get(i) else {
                             return Ok(());
                         };
-                        let row = (0..setting.bots)
-                            .map(|bot| solves(game, level, bot, setting.seed))
-                            .collect::<anyhow::Result<Vec<bool>>>()?;
-                        results.lock().expect("no worker panics")[i] = row;
+                        let result = work(item)?;
+                        results.lock().expect("no worker panics")[i] = Some(result);
                     }
                 })
             })
@@ -177,7 +190,11 @@ fn play_all(
             .into_iter()
             .try_for_each(|w| w.join().expect("a worker panicked"))
     })?;
-    Ok(results.into_inner().expect("no worker panics"))
+    let results = results.into_inner().expect("no worker panics");
+    Ok(results
+        .into_iter()
+        .map(|r| r.expect("every item was worked"))
+        .collect())
 }
 
 /// One bot's play of one level, judged by the play route's replay: solved when won

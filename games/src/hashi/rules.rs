@@ -237,7 +237,10 @@ pub struct Drawn {
     ends: [u8; MAX_CELLS],
     /// Union-find over cells; only nodes are ever joined.
     parent: [u8; MAX_CELLS],
-    covered_count: usize,
+    /// Running counts, so that a link's verdict needs no pass over the board: empty cells
+    /// on no link yet, and link ends the nodes still take.
+    cells_left: usize,
+    ends_owed: usize,
 }
 
 /// Where a drawing stands after a link.
@@ -266,7 +269,7 @@ impl<'a> Drawing<'a> {
 
     /// Empty cells on no link yet.
     pub fn cells_left(&self) -> usize {
-        self.board.empty_cells() - self.drawn.covered_count
+        self.drawn.cells_left
     }
 
     /// Nodes with fewer links than their number.
@@ -290,7 +293,8 @@ impl Drawn {
             covered: [false; MAX_CELLS],
             ends: [0; MAX_CELLS],
             parent: std::array::from_fn(|cell| cell as u8),
-            covered_count: 0,
+            cells_left: board.empty_cells(),
+            ends_owed: board.number.iter().map(|&k| usize::from(k)).sum(),
         }
     }
 
@@ -334,7 +338,8 @@ impl Drawn {
         for &cell in inner {
             self.covered[cell] = true;
         }
-        self.covered_count += inner.len();
+        self.cells_left -= inner.len();
+        self.ends_owed -= 2;
         self.ends[a] += 1;
         self.ends[b] += 1;
         let (ra, rb) = (self.root(a), self.root(b));
@@ -345,9 +350,9 @@ impl Drawn {
     /// Won, lost, or open: the drawing is over once every empty cell is covered or every
     /// node has all its links, since no further link could then be drawn.
     pub fn verdict(&mut self, board: &Board) -> Verdict {
-        let all_covered = self.covered_count == board.empty_cells();
         // Most links leave the drawing open: the nodes are listed only once it is over.
-        if !all_covered && (0..board.cells()).any(|c| self.ends[c] != board.number[c]) {
+        // (No node takes more than its number, so one owed end is a node short of it.)
+        if self.cells_left > 0 && self.ends_owed > 0 {
             return Verdict::Open;
         }
         let nodes: Vec<usize> = (0..board.cells()).filter(|&c| board.is_node(c)).collect();
