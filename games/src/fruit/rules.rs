@@ -21,6 +21,77 @@ pub fn cell_of(x: usize, y: usize) -> usize {
     y * STRIDE + x
 }
 
+/// Per direction (in `Dir::ALL` order), the rotation that moves every bit one cell along
+/// it; `can_step` keeps the bits that would wrap around the board out of it.
+const SHIFTS: [u32; 4] = [56, 8, 63, 1];
+
+/// Largest number of bit planes a board's kinds need: kinds 0 to 8 (eight colours and
+/// the stones) in four bits.
+const MAX_PLANES: usize = 4;
+
+/// A board of `W` bitboards (the colours, then the stones) during a slide: where the
+/// movables are, and each movable's kind (its word's index) in binary, one bitboard per
+/// bit. Every movable steps with all its bits, so a slide steps the occupancy and the
+/// planes (two for three colours) instead of every word.
+#[derive(Clone, Copy)]
+struct Kinds<const W: usize> {
+    occupied: u64,
+    planes: [u64; MAX_PLANES],
+}
+
+impl<const W: usize> Kinds<W> {
+    /// Planes in use: enough bits for the largest kind, the stones' `W - 1`.
+    const PLANES: usize = (usize::BITS - (W - 1).leading_zeros()) as usize;
+
+    #[inline(always)]
+    fn of(words: &[u64; W]) -> Self {
+        let mut planes = [0u64; MAX_PLANES];
+        for (kind, &word) in words.iter().enumerate() {
+            for (bit, plane) in planes[..Self::PLANES].iter_mut().enumerate() {
+                if kind >> bit & 1 != 0 {
+                    *plane |= word;
+                }
+            }
+        }
+        Kinds {
+            occupied: words.iter().fold(0, |acc, w| acc | w),
+            planes,
+        }
+    }
+
+    /// Moves the movables of `movers` one cell along `shift`, onto cells that are free.
+    #[inline(always)]
+    fn step(&mut self, movers: u64, shift: u32) {
+        self.occupied ^= movers ^ movers.rotate_left(shift);
+        for plane in &mut self.planes[..Self::PLANES] {
+            let leaving = *plane & movers;
+            *plane ^= leaving ^ leaving.rotate_left(shift);
+        }
+    }
+
+    /// The movables of kind `kind`.
+    #[inline(always)]
+    fn of_kind(&self, kind: usize) -> u64 {
+        let planes = self.planes[..Self::PLANES].iter().enumerate();
+        planes.fold(self.occupied, |acc, (bit, &plane)| {
+            acc & if kind >> bit & 1 != 0 { plane } else { !plane }
+        })
+    }
+
+    #[inline(always)]
+    fn stones(&self) -> u64 {
+        self.of_kind(W - 1)
+    }
+
+    /// Back to one bitboard per kind.
+    #[inline(always)]
+    fn write(&self, words: &mut [u64; W]) {
+        for (kind, word) in words.iter_mut().enumerate() {
+            *word = self.of_kind(kind);
+        }
+    }
+}
+
 /// Why a tilt lost the level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Loss {
@@ -173,36 +244,52 @@ impl Board {
     /// One tilt of `state` in direction `d`, written to `out` (rules steps 1-5 of
     /// games/src/fruit/README.md), for a solver whose state width is a constant.
     /// After [`Step::Same`] and [`Step::Lost`], `out` holds no particular board.
+    #[inline(always)]
     pub fn tilt<const W: usize>(&self, state: &[u64; W], d: Dir, out: &mut [u64; W]) -> Step {
-        match self.resolve::<false>(state, d, out) {
+        match self.resolve::<false, W>(state, Kinds::of(state), d, out) {
             Ok(true) => Step::Moved,
             Ok(false) => Step::Same,
             Err(_) => Step::Lost,
         }
     }
 
-    /// As [`Board::tilt`]: `Ok(changed)`, or why the tilt lost. A board that changed
-    /// nothing in steps 1 and 4 cannot match a pair in step 5 (no reachable board has a
-    /// matching pair), so "nothing moved" means "not a move".
+    /// One tilt: `Ok(changed)`, or why it lost. A board that changed nothing in steps 1
+    /// and 4 cannot match a pair in step 5 (no reachable board has a matching pair), so
+    /// "nothing moved" means "not a move".
     pub fn tilt_explained(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<bool, Loss> {
-        self.resolve::<true>(state, d, out)
+        macro_rules! by_width {
+            ($($w:literal)*) => {
+                match state.len() {
+                    $($w => {
+                        let state: &[u64; $w] = state.try_into().expect("width matched");
+                        let out = out.try_into().expect("as wide as the state");
+                        self.resolve::<true, $w>(state, Kinds::of(state), d, out)
+                    })*
+                    n => unreachable!("a state has one word per colour (at most 8) plus one, not {n}"),
+                }
+            };
+        }
+        by_width!(1 2 3 4 5 6 7 8 9)
     }
 
-    /// The tilt itself, inlined into each caller so that a constant state width unrolls
-    /// its loops over the words. Without `WHOLE_BOARD`, a tilt that moved nothing stops
-    /// before step 5: its verdict is already known, only `out` would differ.
+    /// The tilt itself, inlined into each caller so that the constant state width
+    /// unrolls its loops over the words (and a constant direction picks its masks once).
+    /// Without `WHOLE_BOARD`, a tilt that moved nothing stops before step 5: its verdict
+    /// is already known, only `out` would differ.
     #[inline(always)]
-    fn resolve<const WHOLE_BOARD: bool>(
+    fn resolve<const WHOLE_BOARD: bool, const W: usize>(
         &self,
-        state: &[u64],
+        state: &[u64; W],
+        kinds: Kinds<W>,
         d: Dir,
-        out: &mut [u64],
+        out: &mut [u64; W],
     ) -> Result<bool, Loss> {
-        // From the row's length, not the letters: a constant once inlined, so the loops
-        // over the colours unroll.
-        let colours = out.len() - 1;
-        out.copy_from_slice(state);
-        let moved = self.slide_all(out, d)?;
+        let colours = W - 1;
+        let moved = if self.mud == 0 {
+            self.slide::<false, W>(state, kinds, d, out)?
+        } else {
+            self.slide::<true, W>(state, kinds, d, out)?
+        };
         let fruit = out[..colours].iter().fold(0, |acc, w| acc | w);
         if fruit & self.facing_hedgehog[d.index()] != 0 {
             return Err(Loss::Eaten);
@@ -219,54 +306,39 @@ impl Board {
         Ok(moved | pulled)
     }
 
-    /// Steps 1 and 2 on `words` in place; `Ok(true)` when anything moved. Every movable
-    /// whose next cell is free steps once, all at the same time, until none can: this
-    /// packs each run of movables against what stops it exactly as sliding them one by
-    /// one, farthest first, would, and no movable overtakes another. A fruit that steps
-    /// onto mud at any point sinks (stones cross mud freely).
+    /// Steps 1 and 2 from `state` into `out`; `Ok(true)` when anything moved. Every
+    /// movable whose next cell is free steps once, all at the same time, until none can:
+    /// this packs each run of movables against what stops it exactly as sliding them one
+    /// by one, farthest first, would, and no movable overtakes another. A fruit that
+    /// steps onto mud at any point sinks (stones cross mud freely); without `MUD` (no
+    /// mud on the board) the loop skips that check.
     #[inline(always)]
-    fn slide_all(&self, words: &mut [u64], d: Dir) -> Result<bool, Loss> {
-        // Without mud no fruit can sink: the loop then skips tracking where fruit went.
-        if self.mud == 0 {
-            self.slide::<false>(words, d)
-        } else {
-            self.slide::<true>(words, d)
-        }
-    }
-
-    /// [`Board::slide_all`], tracking the cells fruit entered when `MUD`.
-    #[inline(always)]
-    fn slide<const MUD: bool>(&self, words: &mut [u64], d: Dir) -> Result<bool, Loss> {
-        // A rotation moves every bit one cell along d; `can_step` keeps the bits that
-        // would wrap around the board out of it.
-        let shift = match d {
-            Dir::U => 56,
-            Dir::D => 8,
-            Dir::L => 63,
-            Dir::R => 1,
-        };
-        let can_step = self.can_step[d.index()];
-        let stones = words.len() - 1;
-        let mut occupied = words.iter().fold(0, |acc, w| acc | w);
-        let mut fruit_entered = 0u64;
+    fn slide<const MUD: bool, const W: usize>(
+        &self,
+        state: &[u64; W],
+        mut kinds: Kinds<W>,
+        d: Dir,
+        out: &mut [u64; W],
+    ) -> Result<bool, Loss> {
+        let (shift, can_step) = (SHIFTS[d.index()], self.can_step[d.index()]);
         let mut moved = false;
         loop {
-            let movers = occupied & can_step & !occupied.rotate_right(shift);
+            let movers = kinds.occupied & can_step & !kinds.occupied.rotate_right(shift);
             if movers == 0 {
                 break;
             }
             moved = true;
-            if MUD {
-                fruit_entered |= (movers & !words[stones]).rotate_left(shift);
+            kinds.step(movers, shift);
+            // No fruit starts on mud, so one on mud now has just stepped onto it.
+            let on_mud = kinds.occupied & self.mud;
+            if MUD && on_mud != 0 && on_mud & !kinds.stones() != 0 {
+                return Err(Loss::Sank);
             }
-            for word in words.iter_mut() {
-                let leaving = *word & movers;
-                *word = (*word ^ leaving) | leaving.rotate_left(shift);
-            }
-            occupied = (occupied ^ movers) | movers.rotate_left(shift);
         }
-        if fruit_entered & self.mud != 0 {
-            return Err(Loss::Sank);
+        if moved {
+            kinds.write(out);
+        } else {
+            out.copy_from_slice(state);
         }
         Ok(moved)
     }
@@ -943,6 +1015,103 @@ mod tests {
         board.pull_tongues(&mut state).unwrap();
         assert_eq!(render(&lv, &board, &state)[1], "#Aa...#");
         assert_eq!(render(&lv, &board, &state)[2], "#.....#");
+    }
+
+    /// The slide as the rules word it: one movable at a time, the farthest along `d`
+    /// first, each stepping while it may leave its cell and the next one is free; a
+    /// fruit that steps onto mud sinks.
+    fn slide_one_by_one(board: &Board, state: &[u64], d: Dir) -> Result<Vec<u64>, Loss> {
+        let mut words = state.to_vec();
+        let stones = words.len() - 1;
+        let mut cells: Vec<usize> = (0..64)
+            .filter(|&c| words.iter().any(|w| w & bit(c) != 0))
+            .collect();
+        // Farther along R and D is a higher bit, along U and L a lower one.
+        if matches!(d, R | D) {
+            cells.reverse();
+        }
+        for mut cell in cells {
+            let word = words.iter().position(|w| w & bit(cell) != 0).unwrap();
+            let occupied = |words: &[u64], c: usize| words.iter().any(|w| w & bit(c) != 0);
+            while board.can_step[d.index()] & bit(cell) != 0 {
+                let next = board.next[d.index()][cell] as usize;
+                if occupied(&words, next) {
+                    break;
+                }
+                words[word] ^= bit(cell) | bit(next);
+                cell = next;
+                if word != stones && board.mud & bit(cell) != 0 {
+                    return Err(Loss::Sank);
+                }
+            }
+        }
+        Ok(words)
+    }
+
+    #[test]
+    fn the_slide_by_planes_matches_sliding_one_by_one() {
+        let mut rng = crate::rng::LevelRng::from_u64(42);
+        let mut below = |n: usize| rng.below(n as u64) as usize;
+        for _ in 0..2000 {
+            let (w, h) = (3 + below(6), 3 + below(6));
+            let mut rows: Vec<Vec<char>> = (0..h)
+                .map(|y| {
+                    (0..w)
+                        .map(|x| match below(10) {
+                            _ if x == 0 || y == 0 || x == w - 1 || y == h - 1 => '#',
+                            0 => '#',
+                            1 => '~',
+                            _ => '.',
+                        })
+                        .collect()
+                })
+                .collect();
+            // Up to two of each of three colours and a few stones; stones may rest on
+            // mud, fruit never does.
+            for c in "aabbccooo".chars() {
+                let (x, y) = (below(w), below(h));
+                let under = rows[y][x];
+                if under == '.' || (c == 'o' && under == '~') {
+                    rows[y][x] = c;
+                }
+            }
+            let one_ways = (0..below(4))
+                .map(|_| (1 + below(w - 2), 1 + below(h - 2), Dir::ALL[below(4)]))
+                .collect::<Vec<_>>();
+            let lv = level(
+                &rows
+                    .iter()
+                    .map(String::from_iter)
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>(),
+                &one_ways,
+                &[],
+            );
+            let (board, start) = Board::compile(&lv);
+            let mut state = [0u64; 4];
+            for (i, c) in "abco".chars().enumerate() {
+                let word = board.letters.iter().position(|&l| l == c);
+                let word = if c == 'o' {
+                    Some(start.len() - 1)
+                } else {
+                    word
+                };
+                state[i] = word.map_or(0, |k| start[k]);
+            }
+            for d in Dir::ALL {
+                let mut out = [0u64; 4];
+                let planes = board
+                    .slide::<true, 4>(&state, Kinds::of(&state), d, &mut out)
+                    .map(|_| out.to_vec());
+                assert_eq!(
+                    planes,
+                    slide_one_by_one(&board, &state, d),
+                    "{rows:?} {d:?}"
+                );
+            }
+        }
     }
 
     #[test]
