@@ -62,10 +62,23 @@ impl<const W: usize> Kinds<W> {
     /// Moves the movables of `movers` one cell along `shift`, onto cells that are free.
     #[inline(always)]
     fn step(&mut self, movers: u64, shift: u32) {
-        self.occupied ^= movers ^ movers.rotate_left(shift);
+        self.occupied ^= movers;
+        self.occupied |= movers.rotate_left(shift);
         for plane in &mut self.planes[..Self::PLANES] {
             let leaving = *plane & movers;
-            *plane ^= leaving ^ leaving.rotate_left(shift);
+            *plane ^= leaving;
+            *plane |= leaving.rotate_left(shift);
+        }
+    }
+
+    /// Moves the movable on cell `from` to the free cell `to`.
+    #[inline(always)]
+    fn pull(&mut self, from: u64, to: u64) {
+        self.occupied ^= from | to;
+        for plane in &mut self.planes[..Self::PLANES] {
+            if *plane & from != 0 {
+                *plane ^= from | to;
+            }
         }
     }
 
@@ -246,7 +259,7 @@ impl Board {
     /// After [`Step::Same`] and [`Step::Lost`], `out` holds no particular board.
     #[inline(always)]
     pub fn tilt<const W: usize>(&self, state: &[u64; W], d: Dir, out: &mut [u64; W]) -> Step {
-        match self.resolve::<false, W>(state, Kinds::of(state), d, out) {
+        match self.resolve::<false, W>(Kinds::of(state), d, out) {
             Ok(true) => Step::Moved,
             Ok(false) => Step::Same,
             Err(_) => Step::Lost,
@@ -263,7 +276,7 @@ impl Board {
                     $($w => {
                         let state: &[u64; $w] = state.try_into().expect("width matched");
                         let out = out.try_into().expect("as wide as the state");
-                        self.resolve::<true, $w>(state, Kinds::of(state), d, out)
+                        self.resolve::<true, $w>(Kinds::of(state), d, out)
                     })*
                     n => unreachable!("a state has one word per colour (at most 8) plus one, not {n}"),
                 }
@@ -273,32 +286,32 @@ impl Board {
     }
 
     /// The tilt itself, inlined into each caller so that the constant state width
-    /// unrolls its loops over the words (and a constant direction picks its masks once).
-    /// Without `WHOLE_BOARD`, a tilt that moved nothing stops before step 5: its verdict
-    /// is already known, only `out` would differ.
+    /// unrolls its loops over the words. Steps 1 to 4 work on the slide's planes; the
+    /// words are written only for a board that changed (or, with `WHOLE_BOARD`, for any
+    /// board that did not lose). Without `WHOLE_BOARD`, a tilt that moved nothing stops
+    /// before step 5: its verdict is already known, only `out` would differ.
     #[inline(always)]
     fn resolve<const WHOLE_BOARD: bool, const W: usize>(
         &self,
-        state: &[u64; W],
-        kinds: Kinds<W>,
+        mut kinds: Kinds<W>,
         d: Dir,
         out: &mut [u64; W],
     ) -> Result<bool, Loss> {
-        let colours = W - 1;
         let moved = if self.mud == 0 {
-            self.slide::<false, W>(state, kinds, d, out)?
+            self.slide::<false, W>(&mut kinds, d)?
         } else {
-            self.slide::<true, W>(state, kinds, d, out)?
+            self.slide::<true, W>(&mut kinds, d)?
         };
-        let fruit = out[..colours].iter().fold(0, |acc, w| acc | w);
+        let fruit = kinds.occupied & !kinds.stones();
         if fruit & self.facing_hedgehog[d.index()] != 0 {
             return Err(Loss::Eaten);
         }
-        let pulled = self.pull_tongues(out)?;
+        let pulled = self.pull_tongues(&mut kinds)?;
         if !WHOLE_BOARD && !(moved | pulled) {
             return Ok(false);
         }
-        for word in &mut out[..colours] {
+        kinds.write(out);
+        for word in &mut out[..W - 1] {
             if has_adjacent_pair(*word) {
                 *word = 0;
             }
@@ -306,26 +319,24 @@ impl Board {
         Ok(moved | pulled)
     }
 
-    /// Steps 1 and 2 from `state` into `out`; `Ok(true)` when anything moved. Every
-    /// movable whose next cell is free steps once, all at the same time, until none can:
-    /// this packs each run of movables against what stops it exactly as sliding them one
-    /// by one, farthest first, would, and no movable overtakes another. A fruit that
-    /// steps onto mud at any point sinks (stones cross mud freely); without `MUD` (no
-    /// mud on the board) the loop skips that check.
+    /// Steps 1 and 2 on `kinds` in place; `Ok(true)` when anything moved. Every movable
+    /// whose next cell is free steps once, all at the same time, until none can: this
+    /// packs each run of movables against what stops it exactly as sliding them one by
+    /// one, farthest first, would, and no movable overtakes another. A fruit that steps
+    /// onto mud at any point sinks (stones cross mud freely); without `MUD` (no mud on
+    /// the board) the loop skips that check.
     #[inline(always)]
     fn slide<const MUD: bool, const W: usize>(
         &self,
-        state: &[u64; W],
-        mut kinds: Kinds<W>,
+        kinds: &mut Kinds<W>,
         d: Dir,
-        out: &mut [u64; W],
     ) -> Result<bool, Loss> {
         let (shift, can_step) = (SHIFTS[d.index()], self.can_step[d.index()]);
         let mut moved = false;
         loop {
             let movers = kinds.occupied & can_step & !kinds.occupied.rotate_right(shift);
             if movers == 0 {
-                break;
+                return Ok(moved);
             }
             moved = true;
             kinds.step(movers, shift);
@@ -335,22 +346,15 @@ impl Board {
                 return Err(Loss::Sank);
             }
         }
-        if moved {
-            kinds.write(out);
-        } else {
-            out.copy_from_slice(state);
-        }
-        Ok(moved)
     }
 
     /// Step 4: each anteater in reading order pulls the first fruit its tongue sees;
     /// `Ok(true)` when one did.
     #[inline(always)]
-    fn pull_tongues(&self, out: &mut [u64]) -> Result<bool, Loss> {
+    fn pull_tongues<const W: usize>(&self, kinds: &mut Kinds<W>) -> Result<bool, Loss> {
         let mut pulled = false;
-        let colours = out.len() - 1;
         for tongue in &self.tongues {
-            let seen = tongue.ray & out.iter().fold(0, |acc, w| acc | w);
+            let seen = tongue.ray & kinds.occupied;
             if seen == 0 {
                 continue;
             }
@@ -359,15 +363,13 @@ impl Board {
             } else {
                 1u64 << (63 - seen.leading_zeros())
             };
-            if first == tongue.front || out[colours] & first != 0 {
+            if first == tongue.front || kinds.stones() & first != 0 {
                 continue;
             }
-            if let Some(word) = out[..colours].iter_mut().find(|w| **w & first != 0) {
-                pulled = true;
-                *word = (*word & !first) | tongue.front;
-                if tongue.front_is_mud {
-                    return Err(Loss::PulledIntoMud);
-                }
+            pulled = true;
+            kinds.pull(first, tongue.front);
+            if tongue.front_is_mud {
+                return Err(Loss::PulledIntoMud);
             }
         }
         Ok(pulled)
@@ -1011,8 +1013,11 @@ mod tests {
             &[(5, 3, U), (1, 1, R)],
         );
         validate(&lv).unwrap();
-        let (board, mut state) = Board::compile(&lv);
-        board.pull_tongues(&mut state).unwrap();
+        let (board, start) = Board::compile(&lv);
+        let mut state: [u64; 3] = start.try_into().unwrap();
+        let mut kinds = Kinds::of(&state);
+        board.pull_tongues(&mut kinds).unwrap();
+        kinds.write(&mut state);
         assert_eq!(render(&lv, &board, &state)[1], "#Aa...#");
         assert_eq!(render(&lv, &board, &state)[2], "#.....#");
     }
@@ -1048,68 +1053,67 @@ mod tests {
         Ok(words)
     }
 
+    /// A random board of up to 8 x 8 with walls, mud and one-ways, up to two fruit of
+    /// each of three colours and a few stones (stones may rest on mud, fruit never
+    /// does), as the level and its state of words `a`, `b`, `c`, stones.
+    fn random_board(below: &mut impl FnMut(usize) -> usize) -> (FruitLevel, [u64; 4]) {
+        let (w, h) = (3 + below(6), 3 + below(6));
+        let mut rows: Vec<Vec<char>> = (0..h)
+            .map(|y| {
+                (0..w)
+                    .map(|x| match below(10) {
+                        _ if x == 0 || y == 0 || x == w - 1 || y == h - 1 => '#',
+                        0 => '#',
+                        1 => '~',
+                        _ => '.',
+                    })
+                    .collect()
+            })
+            .collect();
+        for c in "aabbccooo".chars() {
+            let (x, y) = (below(w), below(h));
+            let under = rows[y][x];
+            if under == '.' || (c == 'o' && under == '~') {
+                rows[y][x] = c;
+            }
+        }
+        let one_ways: Vec<_> = (0..below(4))
+            .map(|_| (1 + below(w - 2), 1 + below(h - 2), Dir::ALL[below(4)]))
+            .collect();
+        let rows: Vec<String> = rows.iter().map(String::from_iter).collect();
+        let lv = level(
+            &rows.iter().map(String::as_str).collect::<Vec<_>>(),
+            &one_ways,
+            &[],
+        );
+        let (board, start) = Board::compile(&lv);
+        let word = |c: char| match c {
+            'o' => start[start.len() - 1],
+            c => board
+                .letters
+                .iter()
+                .position(|&l| l == c)
+                .map_or(0, |k| start[k]),
+        };
+        (lv, ['a', 'b', 'c', 'o'].map(word))
+    }
+
     #[test]
     fn the_slide_by_planes_matches_sliding_one_by_one() {
         let mut rng = crate::rng::LevelRng::from_u64(42);
         let mut below = |n: usize| rng.below(n as u64) as usize;
         for _ in 0..2000 {
-            let (w, h) = (3 + below(6), 3 + below(6));
-            let mut rows: Vec<Vec<char>> = (0..h)
-                .map(|y| {
-                    (0..w)
-                        .map(|x| match below(10) {
-                            _ if x == 0 || y == 0 || x == w - 1 || y == h - 1 => '#',
-                            0 => '#',
-                            1 => '~',
-                            _ => '.',
-                        })
-                        .collect()
-                })
-                .collect();
-            // Up to two of each of three colours and a few stones; stones may rest on
-            // mud, fruit never does.
-            for c in "aabbccooo".chars() {
-                let (x, y) = (below(w), below(h));
-                let under = rows[y][x];
-                if under == '.' || (c == 'o' && under == '~') {
-                    rows[y][x] = c;
-                }
-            }
-            let one_ways = (0..below(4))
-                .map(|_| (1 + below(w - 2), 1 + below(h - 2), Dir::ALL[below(4)]))
-                .collect::<Vec<_>>();
-            let lv = level(
-                &rows
-                    .iter()
-                    .map(String::from_iter)
-                    .collect::<Vec<_>>()
-                    .iter()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>(),
-                &one_ways,
-                &[],
-            );
-            let (board, start) = Board::compile(&lv);
-            let mut state = [0u64; 4];
-            for (i, c) in "abco".chars().enumerate() {
-                let word = board.letters.iter().position(|&l| l == c);
-                let word = if c == 'o' {
-                    Some(start.len() - 1)
-                } else {
-                    word
-                };
-                state[i] = word.map_or(0, |k| start[k]);
-            }
+            let (lv, state) = random_board(&mut below);
+            let (board, _) = Board::compile(&lv);
             for d in Dir::ALL {
-                let mut out = [0u64; 4];
-                let planes = board
-                    .slide::<true, 4>(&state, Kinds::of(&state), d, &mut out)
-                    .map(|_| out.to_vec());
-                assert_eq!(
-                    planes,
-                    slide_one_by_one(&board, &state, d),
-                    "{rows:?} {d:?}"
-                );
+                let mut kinds = Kinds::of(&state);
+                let planes = board.slide::<true, 4>(&mut kinds, d).map(|_| {
+                    let mut out = [0u64; 4];
+                    kinds.write(&mut out);
+                    out.to_vec()
+                });
+                let simple = slide_one_by_one(&board, &state, d);
+                assert_eq!(planes, simple, "{:?} {d:?}", lv.grid);
             }
         }
     }
