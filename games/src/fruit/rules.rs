@@ -82,13 +82,20 @@ impl<const W: usize> Kinds<W> {
         }
     }
 
-    /// The movables of kind `kind`.
+    /// The movables of kind `kind`: on every plane of its set bits and on none of the
+    /// others. Planes hold only occupied cells, so the occupancy is needed only for kind
+    /// 0, which is on no plane.
     #[inline(always)]
     fn of_kind(&self, kind: usize) -> u64 {
-        let planes = self.planes[..Self::PLANES].iter().enumerate();
-        planes.fold(self.occupied, |acc, (bit, &plane)| {
-            acc & if kind >> bit & 1 != 0 { plane } else { !plane }
-        })
+        let (mut on_all, mut on_any_other) = (if kind == 0 { self.occupied } else { !0 }, 0);
+        for (bit, &plane) in self.planes[..Self::PLANES].iter().enumerate() {
+            if kind >> bit & 1 != 0 {
+                on_all &= plane;
+            } else {
+                on_any_other |= plane;
+            }
+        }
+        on_all & !on_any_other
     }
 
     #[inline(always)]
