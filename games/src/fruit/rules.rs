@@ -156,6 +156,8 @@ pub struct Board {
     /// Per direction: the cells a movable may leave one step in d when the next cell is
     /// empty (walls, beasts, the grid's edge and one-ways keep it; mud does not).
     can_step: [u64; 4],
+    /// Per direction: the cells from which that step lands on mud.
+    steps_onto_mud: [u64; 4],
     /// Neighbour cell per direction, `NONE` outside the grid.
     next: [[u8; 64]; 4],
     tongues: Vec<Tongue>,
@@ -204,6 +206,7 @@ impl Board {
             mud,
             facing_hedgehog: [0; 4],
             can_step: [0; 4],
+            steps_onto_mud: [0; 4],
             next,
             tongues: Vec::new(),
         };
@@ -224,10 +227,16 @@ impl Board {
             }
         }
         board.can_step = Dir::ALL.map(|d| board.steppable(d, no_exit[d.index()]));
+        board.steps_onto_mud = board.mud_entries();
         let mut anteaters = level.anteaters.clone();
         anteaters.sort_by_key(|a| (a.y, a.x));
         board.tongues = anteaters.iter().map(|a| board.tongue(a)).collect();
         (board, state)
+    }
+
+    /// Per direction: the cells from which a step lands on mud.
+    fn mud_entries(&self) -> [u64; 4] {
+        Dir::ALL.map(|d| self.can_step[d.index()] & self.mud.rotate_right(SHIFTS[d.index()]))
     }
 
     /// Cells from which a movable can step once in `d`: the next cell is on the grid and
@@ -346,12 +355,11 @@ impl Board {
                 return Ok(moved);
             }
             moved = true;
-            kinds.step(movers, shift);
-            // No fruit starts on mud, so one on mud now has just stepped onto it.
-            let on_mud = kinds.occupied & self.mud;
-            if MUD && on_mud != 0 && on_mud & !kinds.stones() != 0 {
+            let onto_mud = movers & self.steps_onto_mud[d.index()];
+            if MUD && onto_mud != 0 && onto_mud & !kinds.stones() != 0 {
                 return Err(Loss::Sank);
             }
+            kinds.step(movers, shift);
         }
     }
 
