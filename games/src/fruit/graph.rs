@@ -251,7 +251,8 @@ impl Graph {
         // The search keeps a bit per state and the queue (states by distance); the
         // distances are written once the predecessor lists are gone.
         let mut seen = vec![0u64; n.div_ceil(64)];
-        // Every state enters the queue at most once: its length is the states queued.
+        // A slot per state, filled up to `queued`: every state enters the queue once at
+        // most, so it never grows.
         let mut queue: Vec<u32> = memory::zeroed(n);
         let mut queued = 0;
         for i in 0..n {
