@@ -251,30 +251,34 @@ impl Graph {
         // The search keeps a bit per state and the queue (states by distance); the
         // distances are written once the predecessor lists are gone.
         let mut seen = vec![0u64; n.div_ceil(64)];
-        let mut queue: Vec<u32> = memory::with_capacity(n);
+        // A slot per state, filled up to `queued`: every state enters the queue once at
+        // most, so it never grows.
+        let mut queue: Vec<u32> = memory::zeroed(n);
+        let mut queued = 0;
         for i in 0..n {
             if self.is_win(i) {
                 seen[i / 64] |= 1 << (i % 64);
-                queue.push(i as u32);
+                queue[queued] = i as u32;
+                queued += 1;
             }
         }
         // `bounds[d]`: where distance d + 1 starts in the queue.
         let mut bounds = Vec::new();
         let mut head = 0;
-        while head < queue.len() {
-            let end = queue.len();
+        while head < queued {
+            let end = queued;
             bounds.push(end);
-            while head < end {
-                let v = queue[head] as usize;
-                head += 1;
-                for &u in preds.of(v) {
+            for at in head..end {
+                for &u in preds.of(queue[at] as usize) {
                     let (word, bit) = (u as usize / 64, 1u64 << (u % 64));
                     if seen[word] & bit == 0 {
                         seen[word] |= bit;
-                        queue.push(u);
+                        queue[queued] = u;
+                        queued += 1;
                     }
                 }
             }
+            head = end;
         }
         drop((preds, seen));
         let mut dist = memory::filled(n, UNREACHABLE);

@@ -21,6 +21,97 @@ pub fn cell_of(x: usize, y: usize) -> usize {
     y * STRIDE + x
 }
 
+/// Per direction (in `Dir::ALL` order), the rotation that moves every bit one cell along
+/// it; `can_step` keeps the bits that would wrap around the board out of it.
+const SHIFTS: [u32; 4] = [56, 8, 63, 1];
+
+/// Largest number of bit planes a board's kinds need: kinds 0 to 8 (eight colours and
+/// the stones) in four bits.
+const MAX_PLANES: usize = 4;
+
+/// A board of `W` bitboards (the colours, then the stones) during a slide: where the
+/// movables are, and each movable's kind (its word's index) in binary, one bitboard per
+/// bit. Every movable steps with all its bits, so a slide steps the occupancy and the
+/// planes (two for three colours) instead of every word.
+#[derive(Clone, Copy)]
+struct Kinds<const W: usize> {
+    occupied: u64,
+    planes: [u64; MAX_PLANES],
+}
+
+impl<const W: usize> Kinds<W> {
+    /// Planes in use: enough bits for the largest kind, the stones' `W - 1`.
+    const PLANES: usize = (usize::BITS - (W - 1).leading_zeros()) as usize;
+
+    #[inline(always)]
+    fn of(words: &[u64; W]) -> Self {
+        let mut planes = [0u64; MAX_PLANES];
+        for (kind, &word) in words.iter().enumerate() {
+            for (bit, plane) in planes[..Self::PLANES].iter_mut().enumerate() {
+                if kind >> bit & 1 != 0 {
+                    *plane |= word;
+                }
+            }
+        }
+        Kinds {
+            occupied: words.iter().fold(0, |acc, w| acc | w),
+            planes,
+        }
+    }
+
+    /// Moves the movables of `movers` one cell along `shift`, onto cells that are free.
+    #[inline(always)]
+    fn step(&mut self, movers: u64, shift: u32) {
+        self.occupied ^= movers;
+        self.occupied |= movers.rotate_left(shift);
+        for plane in &mut self.planes[..Self::PLANES] {
+            let leaving = *plane & movers;
+            *plane ^= leaving;
+            *plane |= leaving.rotate_left(shift);
+        }
+    }
+
+    /// Moves the movable on cell `from` to the free cell `to`.
+    #[inline(always)]
+    fn pull(&mut self, from: u64, to: u64) {
+        self.occupied ^= from | to;
+        for plane in &mut self.planes[..Self::PLANES] {
+            if *plane & from != 0 {
+                *plane ^= from | to;
+            }
+        }
+    }
+
+    /// The movables of kind `kind`: on every plane of its set bits and on none of the
+    /// others. Planes hold only occupied cells, so the occupancy is needed only for kind
+    /// 0, which is on no plane.
+    #[inline(always)]
+    fn of_kind(&self, kind: usize) -> u64 {
+        let (mut on_all, mut on_any_other) = (if kind == 0 { self.occupied } else { !0 }, 0);
+        for (bit, &plane) in self.planes[..Self::PLANES].iter().enumerate() {
+            if kind >> bit & 1 != 0 {
+                on_all &= plane;
+            } else {
+                on_any_other |= plane;
+            }
+        }
+        on_all & !on_any_other
+    }
+
+    #[inline(always)]
+    fn stones(&self) -> u64 {
+        self.of_kind(W - 1)
+    }
+
+    /// Back to one bitboard per kind.
+    #[inline(always)]
+    fn write(&self, words: &mut [u64; W]) {
+        for (kind, word) in words.iter_mut().enumerate() {
+            *word = self.of_kind(kind);
+        }
+    }
+}
+
 /// Why a tilt lost the level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Loss {
@@ -65,6 +156,8 @@ pub struct Board {
     /// Per direction: the cells a movable may leave one step in d when the next cell is
     /// empty (walls, beasts, the grid's edge and one-ways keep it; mud does not).
     can_step: [u64; 4],
+    /// Per direction: the cells from which that step lands on mud.
+    steps_onto_mud: [u64; 4],
     /// Neighbour cell per direction, `NONE` outside the grid.
     next: [[u8; 64]; 4],
     tongues: Vec<Tongue>,
@@ -113,6 +206,7 @@ impl Board {
             mud,
             facing_hedgehog: [0; 4],
             can_step: [0; 4],
+            steps_onto_mud: [0; 4],
             next,
             tongues: Vec::new(),
         };
@@ -133,10 +227,16 @@ impl Board {
             }
         }
         board.can_step = Dir::ALL.map(|d| board.steppable(d, no_exit[d.index()]));
+        board.steps_onto_mud = board.mud_entries();
         let mut anteaters = level.anteaters.clone();
         anteaters.sort_by_key(|a| (a.y, a.x));
         board.tongues = anteaters.iter().map(|a| board.tongue(a)).collect();
         (board, state)
+    }
+
+    /// Per direction: the cells from which a step lands on mud.
+    fn mud_entries(&self) -> [u64; 4] {
+        Dir::ALL.map(|d| self.can_step[d.index()] & self.mud.rotate_right(SHIFTS[d.index()]))
     }
 
     /// Cells from which a movable can step once in `d`: the next cell is on the grid and
@@ -173,45 +273,61 @@ impl Board {
     /// One tilt of `state` in direction `d`, written to `out` (rules steps 1-5 of
     /// games/src/fruit/README.md), for a solver whose state width is a constant.
     /// After [`Step::Same`] and [`Step::Lost`], `out` holds no particular board.
+    #[inline(always)]
     pub fn tilt<const W: usize>(&self, state: &[u64; W], d: Dir, out: &mut [u64; W]) -> Step {
-        match self.resolve::<false>(state, d, out) {
+        match self.resolve::<false, W>(Kinds::of(state), d, out) {
             Ok(true) => Step::Moved,
             Ok(false) => Step::Same,
             Err(_) => Step::Lost,
         }
     }
 
-    /// As [`Board::tilt`]: `Ok(changed)`, or why the tilt lost. A board that changed
-    /// nothing in steps 1 and 4 cannot match a pair in step 5 (no reachable board has a
-    /// matching pair), so "nothing moved" means "not a move".
+    /// One tilt: `Ok(changed)`, or why it lost. A board that changed nothing in steps 1
+    /// and 4 cannot match a pair in step 5 (no reachable board has a matching pair), so
+    /// "nothing moved" means "not a move".
     pub fn tilt_explained(&self, state: &[u64], d: Dir, out: &mut [u64]) -> Result<bool, Loss> {
-        self.resolve::<true>(state, d, out)
+        macro_rules! by_width {
+            ($($w:literal)*) => {
+                match state.len() {
+                    $($w => {
+                        let state: &[u64; $w] = state.try_into().expect("width matched");
+                        let out = out.try_into().expect("as wide as the state");
+                        self.resolve::<true, $w>(Kinds::of(state), d, out)
+                    })*
+                    n => unreachable!("a state has one word per colour (at most 8) plus one, not {n}"),
+                }
+            };
+        }
+        by_width!(1 2 3 4 5 6 7 8 9)
     }
 
-    /// The tilt itself, inlined into each caller so that a constant state width unrolls
-    /// its loops over the words. Without `WHOLE_BOARD`, a tilt that moved nothing stops
+    /// The tilt itself, inlined into each caller so that the constant state width
+    /// unrolls its loops over the words. Steps 1 to 4 work on the slide's planes; the
+    /// words are written only for a board that changed (or, with `WHOLE_BOARD`, for any
+    /// board that did not lose). Without `WHOLE_BOARD`, a tilt that moved nothing stops
     /// before step 5: its verdict is already known, only `out` would differ.
     #[inline(always)]
-    fn resolve<const WHOLE_BOARD: bool>(
+    fn resolve<const WHOLE_BOARD: bool, const W: usize>(
         &self,
-        state: &[u64],
+        mut kinds: Kinds<W>,
         d: Dir,
-        out: &mut [u64],
+        out: &mut [u64; W],
     ) -> Result<bool, Loss> {
-        // From the row's length, not the letters: a constant once inlined, so the loops
-        // over the colours unroll.
-        let colours = out.len() - 1;
-        out.copy_from_slice(state);
-        let moved = self.slide_all(out, d)?;
-        let fruit = out[..colours].iter().fold(0, |acc, w| acc | w);
+        let moved = if self.mud == 0 {
+            self.slide::<false, W>(&mut kinds, d)?
+        } else {
+            self.slide::<true, W>(&mut kinds, d)?
+        };
+        let fruit = kinds.occupied & !kinds.stones();
         if fruit & self.facing_hedgehog[d.index()] != 0 {
             return Err(Loss::Eaten);
         }
-        let pulled = self.pull_tongues(out)?;
+        let pulled = self.pull_tongues(&mut kinds)?;
         if !WHOLE_BOARD && !(moved | pulled) {
             return Ok(false);
         }
-        for word in &mut out[..colours] {
+        kinds.write(out);
+        for word in &mut out[..W - 1] {
             if has_adjacent_pair(*word) {
                 *word = 0;
             }
@@ -219,66 +335,41 @@ impl Board {
         Ok(moved | pulled)
     }
 
-    /// Steps 1 and 2 on `words` in place; `Ok(true)` when anything moved. Every movable
+    /// Steps 1 and 2 on `kinds` in place; `Ok(true)` when anything moved. Every movable
     /// whose next cell is free steps once, all at the same time, until none can: this
     /// packs each run of movables against what stops it exactly as sliding them one by
     /// one, farthest first, would, and no movable overtakes another. A fruit that steps
-    /// onto mud at any point sinks (stones cross mud freely).
+    /// onto mud at any point sinks (stones cross mud freely); without `MUD` (no mud on
+    /// the board) the loop skips that check.
     #[inline(always)]
-    fn slide_all(&self, words: &mut [u64], d: Dir) -> Result<bool, Loss> {
-        // Without mud no fruit can sink: the loop then skips tracking where fruit went.
-        if self.mud == 0 {
-            self.slide::<false>(words, d)
-        } else {
-            self.slide::<true>(words, d)
-        }
-    }
-
-    /// [`Board::slide_all`], tracking the cells fruit entered when `MUD`.
-    #[inline(always)]
-    fn slide<const MUD: bool>(&self, words: &mut [u64], d: Dir) -> Result<bool, Loss> {
-        // A rotation moves every bit one cell along d; `can_step` keeps the bits that
-        // would wrap around the board out of it.
-        let shift = match d {
-            Dir::U => 56,
-            Dir::D => 8,
-            Dir::L => 63,
-            Dir::R => 1,
-        };
-        let can_step = self.can_step[d.index()];
-        let stones = words.len() - 1;
-        let mut occupied = words.iter().fold(0, |acc, w| acc | w);
-        let mut fruit_entered = 0u64;
+    fn slide<const MUD: bool, const W: usize>(
+        &self,
+        kinds: &mut Kinds<W>,
+        d: Dir,
+    ) -> Result<bool, Loss> {
+        let (shift, can_step) = (SHIFTS[d.index()], self.can_step[d.index()]);
         let mut moved = false;
         loop {
-            let movers = occupied & can_step & !occupied.rotate_right(shift);
+            let movers = kinds.occupied & can_step & !kinds.occupied.rotate_right(shift);
             if movers == 0 {
-                break;
+                return Ok(moved);
             }
             moved = true;
-            if MUD {
-                fruit_entered |= (movers & !words[stones]).rotate_left(shift);
+            let onto_mud = movers & self.steps_onto_mud[d.index()];
+            if MUD && onto_mud != 0 && onto_mud & !kinds.stones() != 0 {
+                return Err(Loss::Sank);
             }
-            for word in words.iter_mut() {
-                let leaving = *word & movers;
-                *word = (*word ^ leaving) | leaving.rotate_left(shift);
-            }
-            occupied = (occupied ^ movers) | movers.rotate_left(shift);
+            kinds.step(movers, shift);
         }
-        if fruit_entered & self.mud != 0 {
-            return Err(Loss::Sank);
-        }
-        Ok(moved)
     }
 
     /// Step 4: each anteater in reading order pulls the first fruit its tongue sees;
     /// `Ok(true)` when one did.
     #[inline(always)]
-    fn pull_tongues(&self, out: &mut [u64]) -> Result<bool, Loss> {
+    fn pull_tongues<const W: usize>(&self, kinds: &mut Kinds<W>) -> Result<bool, Loss> {
         let mut pulled = false;
-        let colours = out.len() - 1;
         for tongue in &self.tongues {
-            let seen = tongue.ray & out.iter().fold(0, |acc, w| acc | w);
+            let seen = tongue.ray & kinds.occupied;
             if seen == 0 {
                 continue;
             }
@@ -287,15 +378,13 @@ impl Board {
             } else {
                 1u64 << (63 - seen.leading_zeros())
             };
-            if first == tongue.front || out[colours] & first != 0 {
+            if first == tongue.front || kinds.stones() & first != 0 {
                 continue;
             }
-            if let Some(word) = out[..colours].iter_mut().find(|w| **w & first != 0) {
-                pulled = true;
-                *word = (*word & !first) | tongue.front;
-                if tongue.front_is_mud {
-                    return Err(Loss::PulledIntoMud);
-                }
+            pulled = true;
+            kinds.pull(first, tongue.front);
+            if tongue.front_is_mud {
+                return Err(Loss::PulledIntoMud);
             }
         }
         Ok(pulled)
@@ -939,10 +1028,109 @@ mod tests {
             &[(5, 3, U), (1, 1, R)],
         );
         validate(&lv).unwrap();
-        let (board, mut state) = Board::compile(&lv);
-        board.pull_tongues(&mut state).unwrap();
+        let (board, start) = Board::compile(&lv);
+        let mut state: [u64; 3] = start.try_into().unwrap();
+        let mut kinds = Kinds::of(&state);
+        board.pull_tongues(&mut kinds).unwrap();
+        kinds.write(&mut state);
         assert_eq!(render(&lv, &board, &state)[1], "#Aa...#");
         assert_eq!(render(&lv, &board, &state)[2], "#.....#");
+    }
+
+    /// The slide as the rules word it: one movable at a time, the farthest along `d`
+    /// first, each stepping while it may leave its cell and the next one is free; a
+    /// fruit that steps onto mud sinks.
+    fn slide_one_by_one(board: &Board, state: &[u64], d: Dir) -> Result<Vec<u64>, Loss> {
+        let mut words = state.to_vec();
+        let stones = words.len() - 1;
+        let mut cells: Vec<usize> = (0..64)
+            .filter(|&c| words.iter().any(|w| w & bit(c) != 0))
+            .collect();
+        // Farther along R and D is a higher bit, along U and L a lower one.
+        if matches!(d, R | D) {
+            cells.reverse();
+        }
+        for mut cell in cells {
+            let word = words.iter().position(|w| w & bit(cell) != 0).unwrap();
+            let occupied = |words: &[u64], c: usize| words.iter().any(|w| w & bit(c) != 0);
+            while board.can_step[d.index()] & bit(cell) != 0 {
+                let next = board.next[d.index()][cell] as usize;
+                if occupied(&words, next) {
+                    break;
+                }
+                words[word] ^= bit(cell) | bit(next);
+                cell = next;
+                if word != stones && board.mud & bit(cell) != 0 {
+                    return Err(Loss::Sank);
+                }
+            }
+        }
+        Ok(words)
+    }
+
+    /// A random board of up to 8 x 8 with walls, mud and one-ways, up to two fruit of
+    /// each of three colours and a few stones (stones may rest on mud, fruit never
+    /// does), as the level and its state of words `a`, `b`, `c`, stones.
+    fn random_board(below: &mut impl FnMut(usize) -> usize) -> (FruitLevel, [u64; 4]) {
+        let (w, h) = (3 + below(6), 3 + below(6));
+        let mut rows: Vec<Vec<char>> = (0..h)
+            .map(|y| {
+                (0..w)
+                    .map(|x| match below(10) {
+                        _ if x == 0 || y == 0 || x == w - 1 || y == h - 1 => '#',
+                        0 => '#',
+                        1 => '~',
+                        _ => '.',
+                    })
+                    .collect()
+            })
+            .collect();
+        for c in "aabbccooo".chars() {
+            let (x, y) = (below(w), below(h));
+            let under = rows[y][x];
+            if under == '.' || (c == 'o' && under == '~') {
+                rows[y][x] = c;
+            }
+        }
+        let one_ways: Vec<_> = (0..below(4))
+            .map(|_| (1 + below(w - 2), 1 + below(h - 2), Dir::ALL[below(4)]))
+            .collect();
+        let rows: Vec<String> = rows.iter().map(String::from_iter).collect();
+        let lv = level(
+            &rows.iter().map(String::as_str).collect::<Vec<_>>(),
+            &one_ways,
+            &[],
+        );
+        let (board, start) = Board::compile(&lv);
+        let word = |c: char| match c {
+            'o' => start[start.len() - 1],
+            c => board
+                .letters
+                .iter()
+                .position(|&l| l == c)
+                .map_or(0, |k| start[k]),
+        };
+        (lv, ['a', 'b', 'c', 'o'].map(word))
+    }
+
+    #[test]
+    fn the_slide_by_planes_matches_sliding_one_by_one() {
+        let mut rng = crate::rng::LevelRng::from_u64(42);
+        let mut below = |n: usize| rng.below(n as u64) as usize;
+        for _ in 0..2000 {
+            let (lv, state) = random_board(&mut below);
+            let (board, _) = Board::compile(&lv);
+            for d in Dir::ALL {
+                let mut kinds = Kinds::of(&state);
+                let planes = board.slide::<true, 4>(&mut kinds, d).map(|_| {
+                    let mut out = [0u64; 4];
+                    kinds.write(&mut out);
+                    out.to_vec()
+                });
+                let simple = slide_one_by_one(&board, &state, d);
+                assert_eq!(planes, simple, "{:?} {d:?}", lv.grid);
+            }
+        }
     }
 
     #[test]
