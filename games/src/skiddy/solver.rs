@@ -79,6 +79,78 @@ pub struct Graph {
 
 /// Explores every state reachable from `start`, within the state budget.
 pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Exhausted> {
+    #[cfg(target_arch = "x86_64")]
+    if bit_instructions() {
+        // SAFETY: the instructions they are compiled for were just detected.
+        return unsafe {
+            if limits.max_states >= LINE_TABLES_FROM {
+                explore_by_lines(board, start, limits)
+            } else {
+                explore_with_bit_instructions(board, start, limits)
+            }
+        };
+    }
+    explore_with(board, start, limits)
+}
+
+/// State budgets from which a search moves by line tables (see [`lines`](super::lines)):
+/// filling them costs a small search's worth, so the generator's searches go without.
+#[cfg(target_arch = "x86_64")]
+const LINE_TABLES_FROM: u64 = 1 << 17;
+
+/// Whether the CPU has the bit instructions of [`explore_with_bit_instructions`].
+#[cfg(target_arch = "x86_64")]
+pub fn bit_instructions() -> bool {
+    std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+}
+
+/// [`explore_with`] compiled with the bit instructions of x86-64 CPUs since 2013 (bit
+/// scans, popcounts and shifts by a register in one instruction each): the same search
+/// in fewer instructions. The baseline target may not assume them: they are chosen at
+/// run time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+fn explore_with_bit_instructions(
+    board: &Board,
+    start: State,
+    limits: &Limits,
+) -> Result<Graph, Exhausted> {
+    explore_with(board, start, limits)
+}
+
+/// The same search again, its moves by line tables (they need BMI2).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+fn explore_by_lines(board: &Board, start: State, limits: &Limits) -> Result<Graph, Exhausted> {
+    explore_with(super::lines::LineMoves::new(board), start, limits)
+}
+
+/// The four moves of a state, in `Dir::ALL` order.
+trait Moves {
+    fn tilts(&mut self, state: State) -> [State; 4];
+}
+
+impl Moves for &Board {
+    #[inline(always)]
+    fn tilts(&mut self, state: State) -> [State; 4] {
+        Board::tilts(self, state)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Moves for super::lines::LineMoves<'_> {
+    #[inline(always)]
+    fn tilts(&mut self, state: State) -> [State; 4] {
+        // SAFETY: line tables are made only in `explore_by_lines`, run with BMI2.
+        unsafe { super::lines::LineMoves::tilts(self, state) }
+    }
+}
+
+#[inline(always)]
+fn explore_with(mut moves: impl Moves, start: State, limits: &Limits) -> Result<Graph, Exhausted> {
     let full = colour_counts(start);
     let classify = |s: State| {
         let intact = colour_counts(s)
@@ -118,14 +190,14 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
     let (mut first, mut second) = (Batch::new(), Batch::new());
     // Swapped by reference: the batches are arrays, too big to copy every round.
     let (mut pending, mut next) = (&mut first, &mut second);
-    pending.expand(0, &mut graph, board, &index, limits)?;
+    pending.expand(0, &mut graph, &mut moves, &index, limits)?;
     while !pending.states.is_empty() {
-        next.expand(pending.states.end, &mut graph, board, &index, limits)?;
+        next.expand(pending.states.end, &mut graph, &mut moves, &index, limits)?;
         pending.intern(&mut graph, &mut index, &classify);
         std::mem::swap(&mut pending, &mut next);
         if pending.states.is_empty() {
             // The frontier had run dry before the interning found new states.
-            pending.expand(graph.rows, &mut graph, board, &index, limits)?;
+            pending.expand(graph.rows, &mut graph, &mut moves, &index, limits)?;
         }
     }
     Ok(graph)
@@ -163,11 +235,12 @@ impl Batch {
     /// their moves and prefetches each successor's home line as soon as it is known: one
     /// miss at a time between the tilts, where a burst of a whole batch's prefetches
     /// stalled on the few outstanding misses a core can track.
+    #[inline(always)]
     fn expand(
         &mut self,
         from: usize,
         graph: &mut Graph,
-        board: &Board,
+        moves: &mut impl Moves,
         index: &Index,
         limits: &Limits,
     ) -> Result<(), Exhausted> {
@@ -182,23 +255,24 @@ impl Batch {
             graph.expanded += 1;
             limits.tick(graph.expanded)?;
             let state = graph.keys[u];
-            let mut moves = 0;
-            for (d, next) in board.tilts(state).into_iter().enumerate() {
+            let mut changed = 0;
+            for (d, next) in moves.tilts(state).into_iter().enumerate() {
                 if next != state {
                     let hash = hash(next);
                     self.successors[self.found] = next;
                     self.hashes[self.found] = hash;
                     self.found += 1;
                     index.prefetch(hash);
-                    moves |= 1 << d;
+                    changed |= 1 << d;
                 }
             }
-            self.moves[k] = moves;
+            self.moves[k] = changed;
         }
         Ok(())
     }
 
     /// Gives the successors their ids (new states are appended) and records the edges.
+    #[inline(always)]
     fn intern(&self, graph: &mut Graph, index: &mut Index, classify: &impl Fn(State) -> u8) {
         let first_edge = graph.succ.len();
         for (k, u) in self.states.clone().enumerate() {
