@@ -242,11 +242,13 @@ impl LineMoves<'_> {
     /// started facing it in a pit (one that slides into a pit stays there).
     #[inline(always)]
     fn exits<const D: usize>(&self, before: State, after: State) -> bool {
+        let (on_floor, in_pit) = (self.exit_floor[D], self.exit_pit[D]);
+        if on_floor | in_pit == 0 {
+            return false;
+        }
         let code = &self.goal_code[D];
         let other = |s: State| (s.0[0] ^ code[0]) | (s.0[1] ^ code[1]) | (s.0[2] ^ code[2]);
-        let on_floor = self.exit_floor[D] & !other(after);
-        let in_pit = self.exit_pit[D];
-        on_floor != 0 || (in_pit != 0 && in_pit & !other(before) != 0)
+        on_floor & !other(after) != 0 || (in_pit != 0 && in_pit & !other(before) != 0)
     }
 }
 

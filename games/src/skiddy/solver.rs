@@ -71,6 +71,8 @@ pub struct Graph {
     /// The first id of each depth (moves from the start): ids are breadth-first, so a
     /// state's depth is the layer its id falls in.
     layers: Vec<u32>,
+    /// The winning states, by id.
+    wins: Vec<u32>,
     /// States whose successors are recorded.
     rows: usize,
     /// States whose moves were computed: every non-winning state.
@@ -176,13 +178,13 @@ fn explore_with(mut moves: impl Moves, start: State, limits: &Limits) -> Result<
         succ: memory::with_capacity(room),
         marks: Vec::with_capacity(room / 4 / MARK + 1),
         layers: vec![0],
+        wins: Vec::new(),
         rows: 0,
         expanded: 0,
     };
     let mut index = Index::default();
     intern(&mut index, start, hash(start), &graph.keys);
-    graph.keys.push(start);
-    graph.info.push(classify(start));
+    graph.push(start, classify(start));
     // States are expanded in batches, one batch ahead of the interning: while the
     // successors of one batch are interned, the home lines of the next batch's are
     // already on their way, so the cache misses overlap with work instead of queueing.
@@ -302,8 +304,7 @@ impl Batch {
                     graph.layers.push(id);
                     deeper = usize::MAX;
                 }
-                graph.keys.push(key);
-                graph.info.push(classify(key));
+                graph.push(key, classify(key));
             }
             *slot = id;
         }
@@ -326,6 +327,16 @@ pub struct Findings {
 }
 
 impl Graph {
+    /// Appends a new state, with its `WIN` and `INTACT` flags.
+    #[inline(always)]
+    fn push(&mut self, state: State, flags: u8) {
+        if flags & WIN != 0 {
+            self.wins.push(self.info.len() as u32);
+        }
+        self.keys.push(state);
+        self.info.push(flags);
+    }
+
     pub fn len(&self) -> usize {
         self.info.len()
     }
@@ -453,7 +464,7 @@ impl Graph {
     pub fn findings(mut self, solution_cap: u64) -> Findings {
         self.keys = Vec::new();
         let preds = self.predecessors();
-        let wins = || (0..self.len()).filter(|&i| self.is_win(i));
+        let wins = || self.wins.iter().map(|&i| i as usize);
         let finite = |d: u32| (d != UNREACHABLE).then_some(d);
         let intact = |i: usize| self.is_intact(i);
         let combo = self.distances_to(&preds, wins(), intact);
@@ -467,12 +478,14 @@ impl Graph {
             (Some(_), _) => Some(self.descend(0, &dist, |_| true)),
             _ => None,
         };
-        let (mut dead_ends, mut real_states, mut breakable) = (0, 0, false);
-        for i in (0..self.len()).filter(|&i| !self.is_win(i)) {
-            real_states += 1;
-            dead_ends += u64::from(dist[i] == UNREACHABLE);
-            breakable |= !self.is_intact(i) && dist[i] != UNREACHABLE;
+        // Without a branch a state: wins are at distance 0, never unreachable.
+        let (mut dead_ends, mut broken_wins) = (0u64, 0u32);
+        for (&d, &info) in dist.iter().zip(&self.info) {
+            dead_ends += u64::from(d == UNREACHABLE);
+            broken_wins |= u32::from(info & INTACT == 0 && d != UNREACHABLE && info & WIN == 0);
         }
+        let real_states = (self.len() - self.wins.len()) as u64;
+        let breakable = broken_wins != 0;
         drop(dist);
         Findings {
             par,
