@@ -22,8 +22,13 @@ const ROW_KEYS: usize = 1 << 12;
 /// A column's key: its five occupancy bits, then its five crate bits.
 const COLUMN_KEYS: usize = 1 << 10;
 const ENTRIES: usize = ROWS * ROW_KEYS + COLUMNS * COLUMN_KEYS;
-/// Set in every filled entry, in both halves: no cell has bit 31.
-const KNOWN: u64 = 1 << 31 | 1 << 63;
+/// The cells of a half entry; above them, its two flags.
+const CELLS: u32 = (1 << 30) - 1;
+/// A piece of the line ends right behind a crate with room ahead: a skiddy there pushes.
+const PUSH: u32 = 1 << 30;
+/// A piece of the line ends facing a goal on floor, or starts facing one in a pit: a
+/// skiddy there of the goal's colour exits.
+const EXIT: u32 = 1 << 31;
 const ROW: u32 = (1 << STRIDE) - 1;
 
 /// The mask of a line in a position's occupancy-and-crates word.
@@ -66,7 +71,7 @@ const COLUMN_OF: [u32; 32] = {
 pub struct LineMoves<'a> {
     board: &'a Board,
     /// Rows (by key) then columns: the cells the line's pieces end on toward up or left
-    /// (the low half) and down or right (the high half), with [`KNOWN`]; 0 until filled.
+    /// (the low half) and down or right (the high half), with their flags; 0 until filled.
     table: Box<[u64; ENTRIES]>,
     /// Per direction: the cells facing a goal, on floor and in pits.
     exit_floor: [u32; 4],
@@ -137,25 +142,24 @@ impl<'a> LineMoves<'a> {
     }
 
     /// The new occupancies of the rows' moves (left, right) and the columns' (up,
-    /// down), as two pairs of halves; `None` if a line's entry is not filled yet.
+    /// down), as two pairs of halves with their flags; `None` if a line with pieces has
+    /// no entry yet (an entry keeps its pieces, so they would be missing).
     #[inline(always)]
     unsafe fn lookup(&self, contents: u64) -> Option<(u64, u64)> {
-        let (mut rows, mut columns, mut known) = (0, 0, KNOWN);
+        let (mut rows, mut columns) = (0, 0);
         for (y, &mask) in ROW_MASKS.iter().enumerate() {
             // SAFETY: the caller has BMI2.
             let key = unsafe { _pext_u64(contents, mask) } as usize;
-            let entry = self.table[y * ROW_KEYS + (key & (ROW_KEYS - 1))];
-            rows |= entry;
-            known &= entry;
+            rows |= self.table[y * ROW_KEYS + (key & (ROW_KEYS - 1))];
         }
         for (x, &mask) in COLUMN_MASKS.iter().enumerate() {
             // SAFETY: as above.
             let key = unsafe { _pext_u64(contents, mask) } as usize;
-            let entry = self.table[ROWS * ROW_KEYS + x * COLUMN_KEYS + (key & (COLUMN_KEYS - 1))];
-            columns |= entry;
-            known &= entry;
+            columns |= self.table[ROWS * ROW_KEYS + x * COLUMN_KEYS + (key & (COLUMN_KEYS - 1))];
         }
-        (known == KNOWN).then_some((rows & !KNOWN, columns & !KNOWN))
+        let pieces = (contents as u32).count_ones();
+        let complete = |ends: u64| (ends as u32 & CELLS).count_ones() == pieces;
+        (complete(rows) && complete(columns)).then_some((rows, columns))
     }
 
     /// Fills the entries of the lines of `contents`: each line alone on the board, its
@@ -171,26 +175,27 @@ impl<'a> LineMoves<'a> {
             for cell in (0..32).filter(|&c| pieces & 1 << c != 0) {
                 alone.put(cell, if crates & 1 << cell != 0 { CRATE } else { ICE });
             }
-            let ends = |toward_start: State, toward_end: State| {
-                u64::from(toward_start.occupied()) | u64::from(toward_end.occupied()) << 32 | KNOWN
-            };
-            let (index, entry) = if line < ROWS {
-                let key = pext64(contents, mask);
-                let moved = ends(
-                    self.board.slide_alone::<2>(alone),
-                    self.board.slide_alone::<3>(alone),
-                );
-                (line * ROW_KEYS + key, moved)
+            let key = pext64(contents, mask);
+            let (index, halves) = if line < ROWS {
+                (
+                    line * ROW_KEYS + key,
+                    [self.half::<2>(alone), self.half::<3>(alone)],
+                )
             } else {
-                let key = pext64(contents, mask);
-                let moved = ends(
-                    self.board.slide_alone::<0>(alone),
-                    self.board.slide_alone::<1>(alone),
-                );
-                (ROWS * ROW_KEYS + (line - ROWS) * COLUMN_KEYS + key, moved)
+                let index = ROWS * ROW_KEYS + (line - ROWS) * COLUMN_KEYS + key;
+                (index, [self.half::<0>(alone), self.half::<1>(alone)])
             };
-            self.table[index] = entry;
+            self.table[index] = u64::from(halves[0]) | u64::from(halves[1]) << 32;
         }
+    }
+
+    /// A half entry: the cells a line's pieces (`alone` on the board) end on toward D,
+    /// with its flags.
+    fn half<const D: usize>(&self, alone: State) -> u32 {
+        let ends = self.board.slide_alone::<D>(alone).occupied();
+        let behind_crates = self.board.behind_crates::<D>(alone.mask(CRATE), ends);
+        let exit = (ends & self.exit_floor[D]) | (alone.occupied() & self.exit_pit[D]);
+        ends | u32::from(behind_crates != 0) * PUSH | u32::from(exit != 0) * EXIT
     }
 
     /// The move toward `D` given its new occupancy `ends` (pieces only, as if nothing
@@ -201,8 +206,9 @@ impl<'a> LineMoves<'a> {
         state: State,
         occupied: u32,
         crates: u32,
-        ends: u32,
+        half: u32,
     ) -> State {
+        let ends = half & CELLS;
         let moved = if ends == occupied {
             state
         } else if D >= 2 {
@@ -226,10 +232,10 @@ impl<'a> LineMoves<'a> {
             }
             moved
         };
-        if crates != 0 && self.board.pushes::<D>(crates, ends, moved) {
+        if half & PUSH != 0 && self.board.pushes::<D>(crates, ends, moved) {
             return self.board.tilt_by::<D>(state);
         }
-        if self.exits::<D>(state, moved) {
+        if half & EXIT != 0 && self.exits::<D>(state, moved) {
             return self.board.ticks_by::<D>(state);
         }
         moved

@@ -431,13 +431,16 @@ impl Board {
     /// push of a slide meets exactly that, its line ahead of the crate as here.
     #[inline(always)]
     pub(super) fn pushes<const D: usize>(&self, crates: u32, ends: u32, after: State) -> bool {
+        after.skiddies() & self.behind_crates::<D>(crates, ends) != 0
+    }
+
+    /// The cells of `ends` (an occupancy after a move toward D) right behind a crate
+    /// with room ahead: where a skiddy would push.
+    #[inline(always)]
+    pub(super) fn behind_crates<const D: usize>(&self, crates: u32, ends: u32) -> u32 {
         let wall_ahead = self.wall_ahead[D];
         let with_room = crates & !wall_ahead & facing::<D>(!ends);
-        if with_room == 0 {
-            return false;
-        }
-        let behind = ends & !wall_ahead & facing::<D>(with_room);
-        behind != 0 && after.skiddies() & behind != 0
+        ends & !wall_ahead & facing::<D>(with_room)
     }
 
     /// Movers that cannot move at all: those against a wall with no goal ahead, and
