@@ -233,10 +233,12 @@ impl<'a> LineMoves<'a> {
             moved
         };
         if half & PUSH != 0 && self.board.pushes::<D>(crates, ends, moved) {
-            return self.board.tilt_by::<D>(state);
+            // SAFETY: the caller has the bit instructions.
+            return unsafe { tilt_out_of_line::<D>(self.board, state) };
         }
         if half & EXIT != 0 && self.exits::<D>(state, moved) {
-            return self.board.ticks_by::<D>(state);
+            // SAFETY: as above.
+            return unsafe { ticks_out_of_line::<D>(self.board, state) };
         }
         moved
     }
@@ -256,6 +258,21 @@ impl LineMoves<'_> {
         let other = |s: State| (s.0[0] ^ code[0]) | (s.0[1] ^ code[1]) | (s.0[2] ^ code[2]);
         on_floor & !other(after) != 0 || (in_pit != 0 && in_pit & !other(before) != 0)
     }
+}
+
+/// [`Board::tilt_by`] for the rare moves with a push, kept out of the search's loop
+/// (whose registers it would take), with the search's bit instructions.
+#[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+#[inline(never)]
+fn tilt_out_of_line<const D: usize>(board: &Board, state: State) -> State {
+    board.tilt_by::<D>(state)
+}
+
+/// [`Board::ticks_by`] for the moves with an exit, out of line as above.
+#[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+#[inline(never)]
+fn ticks_out_of_line<const D: usize>(board: &Board, state: State) -> State {
+    board.ticks_by::<D>(state)
 }
 
 /// `_pext_u64` outside the hot path, without BMI2 (the table is filled rarely).
