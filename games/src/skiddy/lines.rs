@@ -195,7 +195,8 @@ impl<'a> LineMoves<'a> {
         let ends = self.board.slide_alone::<D>(alone).occupied();
         let behind_crates = self.board.behind_crates::<D>(alone.mask(CRATE), ends);
         let exit = (ends & self.exit_floor[D]) | (alone.occupied() & self.exit_pit[D]);
-        ends | u32::from(behind_crates != 0) * PUSH | u32::from(exit != 0) * EXIT
+        let push = if behind_crates != 0 { PUSH } else { 0 };
+        ends | push | if exit != 0 { EXIT } else { 0 }
     }
 
     /// The move toward `D` given its new occupancy `ends` (pieces only, as if nothing
