@@ -299,7 +299,14 @@ impl Board {
     #[inline(always)]
     pub(super) fn tilt_by<const D: usize>(&self, state: State) -> State {
         self.slide::<D>(state)
-            .unwrap_or_else(|| self.ticks_by::<D>(state))
+            .unwrap_or_else(|| self.ticks_apart::<D>(state))
+    }
+
+    /// [`Board::ticks_by`] out of line: the moves with an exit are few, and inlined
+    /// they took registers from every move.
+    #[inline(never)]
+    fn ticks_apart<const D: usize>(&self, state: State) -> State {
+        self.ticks_by::<D>(state)
     }
 
     /// One move exactly as the README's rules state it: ticks, each taking the sliding movables
