@@ -4,6 +4,8 @@
 //! more skiddies), proved over the complete reachable state graph.
 
 mod generator;
+#[cfg(target_arch = "x86_64")]
+mod lines;
 mod play;
 mod preview;
 pub mod rules;

@@ -27,7 +27,7 @@ pub const SKIDDY_LETTERS: [char; COLOURS] = ['r', 'y', 'b', 'g'];
 pub const GOAL_LETTERS: [char; COLOURS] = ['R', 'Y', 'B', 'G'];
 pub const CELL_CHARS: &str = "#.ORYBGrybgci";
 
-const COL_FIRST: u32 = 0b000001_000001_000001_000001_000001;
+pub const COL_FIRST: u32 = 0b000001_000001_000001_000001_000001;
 const COL_LAST: u32 = COL_FIRST << (STRIDE - 1);
 
 #[inline]
@@ -275,31 +275,38 @@ impl Board {
     #[inline]
     pub fn tilt(&self, state: State, d: Dir) -> State {
         match d {
-            Dir::U => self.tilt_toward::<0>(state),
-            Dir::D => self.tilt_toward::<1>(state),
-            Dir::L => self.tilt_toward::<2>(state),
-            Dir::R => self.tilt_toward::<3>(state),
+            Dir::U => self.tilt_by::<0>(state),
+            Dir::D => self.tilt_by::<1>(state),
+            Dir::L => self.tilt_by::<2>(state),
+            Dir::R => self.tilt_by::<3>(state),
         }
     }
 
     /// The four moves of a state, in `Dir::ALL` order.
-    #[inline]
+    #[inline(always)]
     pub fn tilts(&self, state: State) -> [State; 4] {
         [
-            self.tilt_toward::<0>(state),
-            self.tilt_toward::<1>(state),
-            self.tilt_toward::<2>(state),
-            self.tilt_toward::<3>(state),
+            self.tilt_by::<0>(state),
+            self.tilt_by::<1>(state),
+            self.tilt_by::<2>(state),
+            self.tilt_by::<3>(state),
         ]
     }
 
     /// A move that moves nothing (a quarter of them) needs no test of its own: the
     /// slide's settled set leaves out its pieces at once, and a separate test before
     /// every slide cost more than it saved.
-    #[inline]
-    fn tilt_toward<const D: usize>(&self, state: State) -> State {
+    #[inline(always)]
+    pub(super) fn tilt_by<const D: usize>(&self, state: State) -> State {
         self.slide::<D>(state)
-            .unwrap_or_else(|| self.ticks::<D>(state))
+            .unwrap_or_else(|| self.ticks_apart::<D>(state))
+    }
+
+    /// [`Board::ticks_by`] out of line: the moves with an exit are few, and inlined
+    /// they took registers from every move.
+    #[inline(never)]
+    fn ticks_apart<const D: usize>(&self, state: State) -> State {
+        self.ticks_by::<D>(state)
     }
 
     /// One move exactly as the README's rules state it: ticks, each taking the sliding movables
@@ -373,7 +380,7 @@ impl Board {
     /// mover can reach that crate again in the same move (only a combo could clear the
     /// way), so no record of pushed crates is needed here. Each slide is found at once
     /// from the ray of free cells ahead: its first pit or piece, or its end.
-    #[inline]
+    #[inline(always)]
     fn slide<const D: usize>(&self, state: State) -> Option<State> {
         let wall_ahead = self.wall_ahead[D];
         let mut out = state;
@@ -421,10 +428,32 @@ impl Board {
         Some(out)
     }
 
+    /// The slide of a board whose movers are ice and crates, which never exit.
+    pub(super) fn slide_alone<const D: usize>(&self, state: State) -> State {
+        self.slide::<D>(state).expect("ice never exits")
+    }
+
+    /// Whether a skiddy of `after` (the move toward D without exits and pushes) would
+    /// push a crate: one stands right behind a crate that has room ahead. The first
+    /// push of a slide meets exactly that, its line ahead of the crate as here.
+    #[inline(always)]
+    pub(super) fn pushes<const D: usize>(&self, crates: u32, ends: u32, after: State) -> bool {
+        after.skiddies() & self.behind_crates::<D>(crates, ends) != 0
+    }
+
+    /// The cells of `ends` (an occupancy after a move toward D) right behind a crate
+    /// with room ahead: where a skiddy would push.
+    #[inline(always)]
+    pub(super) fn behind_crates<const D: usize>(&self, crates: u32, ends: u32) -> u32 {
+        let wall_ahead = self.wall_ahead[D];
+        let with_room = crates & !wall_ahead & facing::<D>(!ends);
+        ends & !wall_ahead & facing::<D>(with_room)
+    }
+
     /// Movers that cannot move at all: those against a wall with no goal ahead, and
     /// every mover lined up behind one of them (only crates are ever pushed). Skipping
     /// them spares the slide most of its pieces, as most rest against something.
-    #[inline]
+    #[inline(always)]
     fn settled<const D: usize>(&self, movers: u32) -> u32 {
         let open = movers & !self.wall_ahead[D];
         let mut settled = movers & self.wall_ahead[D] & !self.any_exit[D];
@@ -444,7 +473,8 @@ impl Board {
     /// ahead is empty or its occupant advances in the same tick (the farther one goes
     /// first), or when it is a skiddy pushing a crate into such a cell. Lines do not
     /// meet, so a few rounds from the front settle a whole tick.
-    fn ticks<const D: usize>(&self, mut state: State) -> State {
+    #[inline(always)]
+    pub(super) fn ticks_by<const D: usize>(&self, mut state: State) -> State {
         let wall_ahead = self.wall_ahead[D];
         let mut sliding = state.occupied() & !state.mask(CRATE);
         let mut pushed = 0u32;

@@ -71,6 +71,8 @@ pub struct Graph {
     /// The first id of each depth (moves from the start): ids are breadth-first, so a
     /// state's depth is the layer its id falls in.
     layers: Vec<u32>,
+    /// The winning states, by id.
+    wins: Vec<u32>,
     /// States whose successors are recorded.
     rows: usize,
     /// States whose moves were computed: every non-winning state.
@@ -79,6 +81,78 @@ pub struct Graph {
 
 /// Explores every state reachable from `start`, within the state budget.
 pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Exhausted> {
+    #[cfg(target_arch = "x86_64")]
+    if bit_instructions() {
+        // SAFETY: the instructions they are compiled for were just detected.
+        return unsafe {
+            if limits.max_states >= LINE_TABLES_FROM {
+                explore_by_lines(board, start, limits)
+            } else {
+                explore_with_bit_instructions(board, start, limits)
+            }
+        };
+    }
+    explore_with(board, start, limits)
+}
+
+/// State budgets from which a search moves by line tables (see [`lines`](super::lines)):
+/// filling them costs a small search's worth, so the generator's searches go without.
+#[cfg(target_arch = "x86_64")]
+const LINE_TABLES_FROM: u64 = 1 << 17;
+
+/// Whether the CPU has the bit instructions of [`explore_with_bit_instructions`].
+#[cfg(target_arch = "x86_64")]
+pub fn bit_instructions() -> bool {
+    std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+}
+
+/// [`explore_with`] compiled with the bit instructions of x86-64 CPUs since 2013 (bit
+/// scans, popcounts and shifts by a register in one instruction each): the same search
+/// in fewer instructions. The baseline target may not assume them: they are chosen at
+/// run time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+fn explore_with_bit_instructions(
+    board: &Board,
+    start: State,
+    limits: &Limits,
+) -> Result<Graph, Exhausted> {
+    explore_with(board, start, limits)
+}
+
+/// The same search again, its moves by line tables (they need BMI2).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+fn explore_by_lines(board: &Board, start: State, limits: &Limits) -> Result<Graph, Exhausted> {
+    explore_with(super::lines::LineMoves::new(board), start, limits)
+}
+
+/// The four moves of a state, in `Dir::ALL` order.
+trait Moves {
+    fn tilts(&mut self, state: State) -> [State; 4];
+}
+
+impl Moves for &Board {
+    #[inline(always)]
+    fn tilts(&mut self, state: State) -> [State; 4] {
+        Board::tilts(self, state)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Moves for super::lines::LineMoves<'_> {
+    #[inline(always)]
+    fn tilts(&mut self, state: State) -> [State; 4] {
+        // SAFETY: line tables are made only in `explore_by_lines`, run with BMI2.
+        unsafe { super::lines::LineMoves::tilts(self, state) }
+    }
+}
+
+#[inline(always)]
+fn explore_with(mut moves: impl Moves, start: State, limits: &Limits) -> Result<Graph, Exhausted> {
     let full = colour_counts(start);
     let classify = |s: State| {
         let intact = colour_counts(s)
@@ -104,13 +178,13 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
         succ: memory::with_capacity(room),
         marks: Vec::with_capacity(room / 4 / MARK + 1),
         layers: vec![0],
+        wins: Vec::new(),
         rows: 0,
         expanded: 0,
     };
     let mut index = Index::default();
     intern(&mut index, start, hash(start), &graph.keys);
-    graph.keys.push(start);
-    graph.info.push(classify(start));
+    graph.push(start, classify(start));
     // States are expanded in batches, one batch ahead of the interning: while the
     // successors of one batch are interned, the home lines of the next batch's are
     // already on their way, so the cache misses overlap with work instead of queueing.
@@ -118,14 +192,14 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
     let (mut first, mut second) = (Batch::new(), Batch::new());
     // Swapped by reference: the batches are arrays, too big to copy every round.
     let (mut pending, mut next) = (&mut first, &mut second);
-    pending.expand(0, &mut graph, board, &index, limits)?;
+    pending.expand(0, &mut graph, &mut moves, &index, limits)?;
     while !pending.states.is_empty() {
-        next.expand(pending.states.end, &mut graph, board, &index, limits)?;
+        next.expand(pending.states.end, &mut graph, &mut moves, &index, limits)?;
         pending.intern(&mut graph, &mut index, &classify);
         std::mem::swap(&mut pending, &mut next);
         if pending.states.is_empty() {
             // The frontier had run dry before the interning found new states.
-            pending.expand(graph.rows, &mut graph, board, &index, limits)?;
+            pending.expand(graph.rows, &mut graph, &mut moves, &index, limits)?;
         }
     }
     Ok(graph)
@@ -163,11 +237,12 @@ impl Batch {
     /// their moves and prefetches each successor's home line as soon as it is known: one
     /// miss at a time between the tilts, where a burst of a whole batch's prefetches
     /// stalled on the few outstanding misses a core can track.
+    #[inline(always)]
     fn expand(
         &mut self,
         from: usize,
         graph: &mut Graph,
-        board: &Board,
+        moves: &mut impl Moves,
         index: &Index,
         limits: &Limits,
     ) -> Result<(), Exhausted> {
@@ -182,23 +257,24 @@ impl Batch {
             graph.expanded += 1;
             limits.tick(graph.expanded)?;
             let state = graph.keys[u];
-            let mut moves = 0;
-            for (d, next) in board.tilts(state).into_iter().enumerate() {
+            let mut changed = 0;
+            for (d, next) in moves.tilts(state).into_iter().enumerate() {
                 if next != state {
                     let hash = hash(next);
                     self.successors[self.found] = next;
                     self.hashes[self.found] = hash;
                     self.found += 1;
                     index.prefetch(hash);
-                    moves |= 1 << d;
+                    changed |= 1 << d;
                 }
             }
-            self.moves[k] = moves;
+            self.moves[k] = changed;
         }
         Ok(())
     }
 
     /// Gives the successors their ids (new states are appended) and records the edges.
+    #[inline(always)]
     fn intern(&self, graph: &mut Graph, index: &mut Index, classify: &impl Fn(State) -> u8) {
         let first_edge = graph.succ.len();
         for (k, u) in self.states.clone().enumerate() {
@@ -228,8 +304,7 @@ impl Batch {
                     graph.layers.push(id);
                     deeper = usize::MAX;
                 }
-                graph.keys.push(key);
-                graph.info.push(classify(key));
+                graph.push(key, classify(key));
             }
             *slot = id;
         }
@@ -252,6 +327,16 @@ pub struct Findings {
 }
 
 impl Graph {
+    /// Appends a new state, with its `WIN` and `INTACT` flags.
+    #[inline(always)]
+    fn push(&mut self, state: State, flags: u8) {
+        if flags & WIN != 0 {
+            self.wins.push(self.info.len() as u32);
+        }
+        self.keys.push(state);
+        self.info.push(flags);
+    }
+
     pub fn len(&self) -> usize {
         self.info.len()
     }
@@ -379,7 +464,7 @@ impl Graph {
     pub fn findings(mut self, solution_cap: u64) -> Findings {
         self.keys = Vec::new();
         let preds = self.predecessors();
-        let wins = || (0..self.len()).filter(|&i| self.is_win(i));
+        let wins = || self.wins.iter().map(|&i| i as usize);
         let finite = |d: u32| (d != UNREACHABLE).then_some(d);
         let intact = |i: usize| self.is_intact(i);
         let combo = self.distances_to(&preds, wins(), intact);
@@ -393,12 +478,14 @@ impl Graph {
             (Some(_), _) => Some(self.descend(0, &dist, |_| true)),
             _ => None,
         };
-        let (mut dead_ends, mut real_states, mut breakable) = (0, 0, false);
-        for i in (0..self.len()).filter(|&i| !self.is_win(i)) {
-            real_states += 1;
-            dead_ends += u64::from(dist[i] == UNREACHABLE);
-            breakable |= !self.is_intact(i) && dist[i] != UNREACHABLE;
+        // Without a branch a state: wins are at distance 0, never unreachable.
+        let (mut dead_ends, mut broken_wins) = (0u64, 0u32);
+        for (&d, &info) in dist.iter().zip(&self.info) {
+            dead_ends += u64::from(d == UNREACHABLE);
+            broken_wins |= u32::from(info & INTACT == 0 && d != UNREACHABLE && info & WIN == 0);
         }
+        let real_states = (self.len() - self.wins.len()) as u64;
+        let breakable = broken_wins != 0;
         drop(dist);
         Findings {
             par,

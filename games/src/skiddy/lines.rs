@@ -1,0 +1,356 @@
+//! The four moves of a position by table, for long searches on CPUs with BMI2.
+//!
+//! Without an exit or a push, pieces meet only within their own row or column, and a
+//! line's pieces end where its pieces and crates alone say (the board's blocks and pits
+//! are fixed). So each line has a table, filled as its contents first occur, of where
+//! its pieces end toward both ends of the line, already in place on the board: a move's
+//! new occupancy is an OR of one entry per line, eleven lookups for all four moves.
+//! The pieces keep their order along their lines, so each bit plane of the piece codes
+//! follows with `pext`/`pdep`: over the whole board for left and right (reading order is
+//! row by row), column by column for up and down. A move where a skiddy reaches its goal
+//! or pushes a crate is recomputed by [`Board::tilt`]'s own route.
+
+use std::arch::x86_64::{_pdep_u32, _pext_u32, _pext_u64};
+
+use super::rules::{Board, COL_FIRST, COLOURS, CRATE, ICE, RED, STRIDE, State};
+use crate::core::Dir;
+
+const ROWS: usize = 5;
+const COLUMNS: usize = STRIDE;
+/// A row's key: its six occupancy bits, then its six crate bits.
+const ROW_KEYS: usize = 1 << 12;
+/// A column's key: its five occupancy bits, then its five crate bits.
+const COLUMN_KEYS: usize = 1 << 10;
+const ENTRIES: usize = ROWS * ROW_KEYS + COLUMNS * COLUMN_KEYS;
+/// The cells of a half entry; above them, its two flags.
+const CELLS: u32 = (1 << 30) - 1;
+/// A piece of the line ends right behind a crate with room ahead: a skiddy there pushes.
+const PUSH: u32 = 1 << 30;
+/// A piece of the line ends facing a goal on floor, or starts facing one in a pit: a
+/// skiddy there of the goal's colour exits.
+const EXIT: u32 = 1 << 31;
+const ROW: u32 = (1 << STRIDE) - 1;
+
+/// The mask of a line in a position's occupancy-and-crates word.
+const fn both_halves(cells: u32) -> u64 {
+    cells as u64 | (cells as u64) << 32
+}
+
+const ROW_MASKS: [u64; ROWS] = {
+    let mut masks = [0; ROWS];
+    let mut y = 0;
+    while y < ROWS {
+        masks[y] = both_halves(ROW << (STRIDE * y));
+        y += 1;
+    }
+    masks
+};
+
+const COLUMN_MASKS: [u64; COLUMNS] = {
+    let mut masks = [0; COLUMNS];
+    let mut x = 0;
+    while x < COLUMNS {
+        masks[x] = both_halves(COL_FIRST << x);
+        x += 1;
+    }
+    masks
+};
+
+/// The cells of each cell's column.
+const COLUMN_OF: [u32; 32] = {
+    let mut columns = [0; 32];
+    let mut cell = 0;
+    while cell < 32 {
+        columns[cell] = COL_FIRST << (cell % STRIDE);
+        cell += 1;
+    }
+    columns
+};
+
+/// The moves of one board with its line tables.
+pub struct LineMoves<'a> {
+    board: &'a Board,
+    /// Rows (by key) then columns: the cells the line's pieces end on toward up or left
+    /// (the low half) and down or right (the high half), with their flags; 0 until filled.
+    table: Box<[u64; ENTRIES]>,
+    /// Per direction: the cells facing a goal, on floor and in pits.
+    exit_floor: [u32; 4],
+    exit_pit: [u32; 4],
+    /// Per direction: the bit planes of the code of the skiddy each goal takes, on the
+    /// cells facing it (a cell faces one goal a direction).
+    goal_code: [[u32; 3]; 4],
+}
+
+impl<'a> LineMoves<'a> {
+    pub fn new(board: &'a Board) -> LineMoves<'a> {
+        let table = vec![0u64; ENTRIES].into_boxed_slice();
+        let mut moves = LineMoves {
+            board,
+            table: table.try_into().expect("ENTRIES entries"),
+            exit_floor: [0; 4],
+            exit_pit: [0; 4],
+            goal_code: [[0; 3]; 4],
+        };
+        for d in Dir::ALL {
+            for colour in RED..RED + COLOURS as u8 {
+                let cells = board.exits(colour, d);
+                moves.exit_floor[d.index()] |= cells & !board.pits;
+                moves.exit_pit[d.index()] |= cells & board.pits;
+                for (plane, code) in moves.goal_code[d.index()].iter_mut().enumerate() {
+                    if colour >> plane & 1 != 0 {
+                        *code |= cells;
+                    }
+                }
+            }
+        }
+        moves
+    }
+
+    /// The four moves of `state`, in `Dir::ALL` order, the same as [`Board::tilts`].
+    ///
+    /// # Safety
+    /// The CPU must have BMI1 and BMI2.
+    #[inline(always)]
+    pub unsafe fn tilts(&mut self, state: State) -> [State; 4] {
+        let occupied = state.occupied();
+        let crates = state.mask(CRATE);
+        let contents = u64::from(occupied) | u64::from(crates) << 32;
+        // SAFETY: the caller has BMI2.
+        let (rows, columns) = match unsafe { self.lookup(contents) } {
+            Some(found) => found,
+            None => {
+                self.fill(contents);
+                // SAFETY: as above.
+                unsafe { self.lookup(contents) }.expect("every line filled")
+            }
+        };
+        let ends = [
+            columns as u32,
+            (columns >> 32) as u32,
+            rows as u32,
+            (rows >> 32) as u32,
+        ];
+        // SAFETY: as above.
+        unsafe {
+            [
+                self.finish::<0>(state, occupied, crates, ends[0]),
+                self.finish::<1>(state, occupied, crates, ends[1]),
+                self.finish::<2>(state, occupied, crates, ends[2]),
+                self.finish::<3>(state, occupied, crates, ends[3]),
+            ]
+        }
+    }
+
+    /// The new occupancies of the rows' moves (left, right) and the columns' (up,
+    /// down), as two pairs of halves with their flags; `None` if a line with pieces has
+    /// no entry yet (an entry keeps its pieces, so they would be missing).
+    #[inline(always)]
+    unsafe fn lookup(&self, contents: u64) -> Option<(u64, u64)> {
+        let (mut rows, mut columns) = (0, 0);
+        for (y, &mask) in ROW_MASKS.iter().enumerate() {
+            // SAFETY: the caller has BMI2.
+            let key = unsafe { _pext_u64(contents, mask) } as usize;
+            rows |= self.table[y * ROW_KEYS + (key & (ROW_KEYS - 1))];
+        }
+        for (x, &mask) in COLUMN_MASKS.iter().enumerate() {
+            // SAFETY: as above.
+            let key = unsafe { _pext_u64(contents, mask) } as usize;
+            columns |= self.table[ROWS * ROW_KEYS + x * COLUMN_KEYS + (key & (COLUMN_KEYS - 1))];
+        }
+        let pieces = (contents as u32).count_ones();
+        let complete = |ends: u64| (ends as u32 & CELLS).count_ones() == pieces;
+        (complete(rows) && complete(columns)).then_some((rows, columns))
+    }
+
+    /// Fills the entries of the lines of `contents`: each line alone on the board, its
+    /// pieces ice (which neither exits nor pushes) and its crates crates, moved by the
+    /// slide.
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self, contents: u64) {
+        let lines = ROW_MASKS.iter().chain(&COLUMN_MASKS);
+        for (line, &mask) in lines.enumerate() {
+            let mut alone = State::default();
+            let (pieces, crates) = ((contents & mask) as u32, ((contents & mask) >> 32) as u32);
+            for cell in (0..32).filter(|&c| pieces & 1 << c != 0) {
+                alone.put(cell, if crates & 1 << cell != 0 { CRATE } else { ICE });
+            }
+            let key = pext64(contents, mask);
+            let (index, halves) = if line < ROWS {
+                (
+                    line * ROW_KEYS + key,
+                    [self.half::<2>(alone), self.half::<3>(alone)],
+                )
+            } else {
+                let index = ROWS * ROW_KEYS + (line - ROWS) * COLUMN_KEYS + key;
+                (index, [self.half::<0>(alone), self.half::<1>(alone)])
+            };
+            self.table[index] = u64::from(halves[0]) | u64::from(halves[1]) << 32;
+        }
+    }
+
+    /// A half entry: the cells a line's pieces (`alone` on the board) end on toward D,
+    /// with its flags.
+    fn half<const D: usize>(&self, alone: State) -> u32 {
+        let ends = self.board.slide_alone::<D>(alone).occupied();
+        let behind_crates = self.board.behind_crates::<D>(alone.mask(CRATE), ends);
+        let exit = (ends & self.exit_floor[D]) | (alone.occupied() & self.exit_pit[D]);
+        let push = if behind_crates != 0 { PUSH } else { 0 };
+        ends | push | if exit != 0 { EXIT } else { 0 }
+    }
+
+    /// The move toward `D` given its new occupancy `ends` (pieces only, as if nothing
+    /// exits or is pushed): the codes carried along, then the exit and push tests.
+    #[inline(always)]
+    unsafe fn finish<const D: usize>(
+        &self,
+        state: State,
+        occupied: u32,
+        crates: u32,
+        half: u32,
+    ) -> State {
+        let ends = half & CELLS;
+        let moved = if ends == occupied {
+            state
+        } else if D >= 2 {
+            // SAFETY: the caller has BMI2.
+            State(
+                state
+                    .0
+                    .map(|plane| unsafe { _pdep_u32(_pext_u32(plane, occupied), ends) }),
+            )
+        } else {
+            let mut moved = state;
+            let mut changed = occupied ^ ends;
+            while changed != 0 {
+                let column = COLUMN_OF[changed.trailing_zeros() as usize];
+                let (from, to) = (occupied & column, ends & column);
+                for plane in &mut moved.0 {
+                    // SAFETY: as above.
+                    *plane = (*plane & !column) | unsafe { _pdep_u32(_pext_u32(*plane, from), to) };
+                }
+                changed &= !column;
+            }
+            moved
+        };
+        if half & PUSH != 0 && self.board.pushes::<D>(crates, ends, moved) {
+            // SAFETY: the caller has the bit instructions.
+            return unsafe { tilt_out_of_line::<D>(self.board, state) };
+        }
+        if half & EXIT != 0 && self.exits::<D>(state, moved) {
+            // SAFETY: as above.
+            return unsafe { ticks_out_of_line::<D>(self.board, state) };
+        }
+        moved
+    }
+}
+
+impl LineMoves<'_> {
+    /// Whether a skiddy exits in the move from `before` toward D, given the board
+    /// `after` it without exits and pushes: one ends facing its goal on floor, or
+    /// started facing it in a pit (one that slides into a pit stays there).
+    #[inline(always)]
+    fn exits<const D: usize>(&self, before: State, after: State) -> bool {
+        let (on_floor, in_pit) = (self.exit_floor[D], self.exit_pit[D]);
+        if on_floor | in_pit == 0 {
+            return false;
+        }
+        let code = &self.goal_code[D];
+        let other = |s: State| (s.0[0] ^ code[0]) | (s.0[1] ^ code[1]) | (s.0[2] ^ code[2]);
+        on_floor & !other(after) != 0 || (in_pit != 0 && in_pit & !other(before) != 0)
+    }
+}
+
+/// [`Board::tilt_by`] for the rare moves with a push, kept out of the search's loop
+/// (whose registers it would take), with the search's bit instructions.
+#[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+#[inline(never)]
+fn tilt_out_of_line<const D: usize>(board: &Board, state: State) -> State {
+    board.tilt_by::<D>(state)
+}
+
+/// [`Board::ticks_by`] for the moves with an exit, out of line as above.
+#[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+#[inline(never)]
+fn ticks_out_of_line<const D: usize>(board: &Board, state: State) -> State {
+    board.ticks_by::<D>(state)
+}
+
+/// `_pext_u64` outside the hot path, without BMI2 (the table is filled rarely).
+fn pext64(value: u64, mask: u64) -> usize {
+    let mut key = 0;
+    let mut out = 0;
+    for bit in 0..64 {
+        if mask >> bit & 1 != 0 {
+            key |= ((value >> bit & 1) as usize) << out;
+            out += 1;
+        }
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashSet, VecDeque};
+
+    use super::*;
+    use crate::skiddy::SkiddyLevel;
+    use crate::skiddy::rules::validate;
+    use crate::skiddy::solver::bit_instructions;
+
+    /// Every position reachable from the start of `rows` (up to `cap`) moved by the line
+    /// tables and by [`Board::tilts`]: the same boards. Returns how many moves had a
+    /// push or an exit, for the tests to check they were met.
+    fn agree(rows: &[&str], cap: usize) -> (usize, usize) {
+        let level = SkiddyLevel {
+            width: rows[0].len(),
+            height: rows.len(),
+            grid: rows.iter().map(|r| r.to_string()).collect(),
+        };
+        validate(&level).unwrap();
+        let (board, start) = Board::compile(&level);
+        let mut lines = LineMoves::new(&board);
+        let (mut seen, mut queue) = (HashSet::from([start]), VecDeque::from([start]));
+        let (mut pushes, mut exits) = (0, 0);
+        while let Some(state) = queue.pop_front() {
+            // SAFETY: the callers checked for BMI2.
+            let by_lines = unsafe { lines.tilts(state) };
+            let expected = board.tilts(state);
+            assert_eq!(by_lines, expected, "the moves of {state:?}");
+            for next in expected {
+                pushes += usize::from(next.mask(CRATE) != state.mask(CRATE));
+                exits += usize::from(next.skiddies().count_ones() < state.skiddies().count_ones());
+                if seen.len() < cap && seen.insert(next) {
+                    queue.push_back(next);
+                }
+            }
+        }
+        (pushes, exits)
+    }
+
+    #[test]
+    fn line_tables_move_as_the_slide_does() {
+        if !bit_instructions() {
+            return;
+        }
+        // Crates pushed along rows and columns, into and out of pits; pits on a goal's
+        // line; goals of four colours on every side; ice.
+        let boards: [&[&str]; 4] = [
+            &super::super::BIG_LEVEL,
+            &["#######", "#rcO.iR", "#y...#Y", "#######"],
+            &[
+                "###Y####", "#r.O.cbB", "G.c.y..#", "#.gO.r.#", "#i.#.O.#", "#y..c.g#", "###R####",
+            ],
+            &[
+                "#######", "#.O.rr#", "Rr.c..#", "#O.yyO#", "#.c.i.Y", "#######",
+            ],
+        ];
+        for rows in boards {
+            let (pushes, exits) = agree(rows, 60_000);
+            assert!(
+                pushes > 0 && exits > 0,
+                "{rows:?}: {pushes} pushes, {exits} exits"
+            );
+        }
+    }
+}
