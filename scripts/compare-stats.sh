@@ -14,9 +14,8 @@ set -euo pipefail
 [ $# -ge 3 ] || { sed -n 2,4p "$0" >&2; exit 2; }
 old=$1 new=$2 db=$3 pairs=${4:-3} requests=${5:-100}
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# free_port: a port below the kernel's ephemeral range.
+source "$(dirname "$0")/lib/setup.sh"
 
 time_routes() { # port, server pid; the key in $KEY
   python3 - "$1" "$2" "$requests" <<'PY'

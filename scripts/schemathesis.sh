@@ -22,9 +22,8 @@ cargo build --quiet --bin levelforge
 binary="$CARGO_TARGET_DIR/debug/levelforge"
 
 work="$(mktemp -d)"
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# free_port: a port below the kernel's ephemeral range (scripts/lib/setup.sh).
+source scripts/lib/setup.sh
 export BIND="127.0.0.1:$(free_port)"
 # The ops listener (and `levelforge healthcheck`, which probes it).
 export ADMIN_BIND="127.0.0.1:$(free_port)"

@@ -15,7 +15,8 @@ set -euo pipefail
 requests=${REQUESTS:-5000}
 [ $# -ge 1 ] || { echo "usage: $0 BINARY [BINARY ...]" >&2; exit 2; }
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# free_port: a port below the kernel's ephemeral range.
+source "$(dirname "$0")/lib/setup.sh"
 
 for binary in "$@"; do
   work=$(mktemp -d)

@@ -1,5 +1,5 @@
-# Sourced by scripts/test.sh and scripts/sqlx-prepare.sh: messages, apt installs, and a
-# throwaway PostgreSQL cluster. The caller traps stop_postgres on EXIT.
+# Sourced by the scripts that set up services or servers: messages, apt installs, a
+# throwaway PostgreSQL cluster (the caller traps stop_postgres on EXIT) and free ports.
 
 say() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
 
@@ -42,9 +42,13 @@ find_pg_bin() {
 }
 
 free_port() {
-  local port
+  local port ephemeral_low
+  # Below the kernel's ephemeral range: a port in it can be taken at any moment as the
+  # source port of an outgoing connection, which no listener check sees.
+  ephemeral_low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "$ephemeral_low" -gt 21024 ] || ephemeral_low=30000
   for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 30000))
+    port=$((20000 + RANDOM % (ephemeral_low - 20000)))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "$port"
       return 0

@@ -545,6 +545,57 @@ fn binomial(n: u32, k: u32) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::Stop;
+    use crate::skiddy::tests::random_level;
+
+    /// What a search found, field by field.
+    fn graph_parts(graph: &Graph) -> impl PartialEq + std::fmt::Debug + '_ {
+        let Graph {
+            keys,
+            info,
+            succ,
+            marks,
+            layers,
+            wins,
+            ..
+        } = graph;
+        (keys, info, succ, marks, layers, wins)
+    }
+
+    /// The portable search, the one with the bit instructions and the one by line tables
+    /// build the same graph, state for state and edge for edge (a CPU without BMI2 takes
+    /// the first; this one takes the others, so only this test runs the first here).
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn every_route_builds_the_same_graph() {
+        if !bit_instructions() {
+            return;
+        }
+        let stop = Stop::never();
+        let limits = Limits {
+            max_states: 200_000,
+            stop: &stop,
+        };
+        for lv in (200..230).map(random_level) {
+            let (board, start) = Board::compile(&lv);
+            let portable = explore_with(&board, start, &limits);
+            // SAFETY: the instructions were just detected.
+            let (bits, lines) = unsafe {
+                (
+                    explore_with_bit_instructions(&board, start, &limits),
+                    explore_by_lines(&board, start, &limits),
+                )
+            };
+            match (portable, bits, lines) {
+                (Ok(portable), Ok(bits), Ok(lines)) => {
+                    assert_eq!(graph_parts(&portable), graph_parts(&bits));
+                    assert_eq!(graph_parts(&portable), graph_parts(&lines));
+                }
+                (Err(_), Err(_), Err(_)) => {}
+                _ => panic!("the routes disagree on whether the budget suffices"),
+            }
+        }
+    }
 
     #[test]
     fn potential_states_match_the_write_up() {

@@ -257,7 +257,7 @@ fn naive_figures(lv: &SkiddyLevel) -> Naive {
 }
 
 /// A small random board: walls, pits, goals and movables by a seeded stream.
-fn random_level(seed: u64) -> SkiddyLevel {
+pub(super) fn random_level(seed: u64) -> SkiddyLevel {
     let mut rng = LevelRng::from_u64(seed);
     let (w, h) = (5 + rng.index(3), 4 + rng.index(2));
     let mut rows: Vec<Vec<char>> = vec![vec!['#'; w]; h];
