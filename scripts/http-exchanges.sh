@@ -9,8 +9,10 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/levelforge/target}"
 cargo build --quiet --bin levelforge
 binary="$CARGO_TARGET_DIR/debug/levelforge"
 work="$(mktemp -d)"
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-admin_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+# free_port: a port below the kernel's ephemeral range.
+source scripts/lib/setup.sh
+port="$(free_port)"
+admin_port="$(free_port)"
 export BIND="127.0.0.1:$port" ADMIN_BIND="127.0.0.1:$admin_port" DATABASE_URL="sqlite://$work/levelforge.db"
 # A designer key for the designer routes: the last line of `keys create`.
 key="$("$binary" keys create --role designer --name exchanges | tail -n1)"
