@@ -12,7 +12,9 @@
 
 use std::arch::x86_64::{_pdep_u32, _pext_u32, _pext_u64};
 
-use super::rules::{Board, COL_FIRST, COLOURS, CRATE, ICE, RED, STRIDE, State};
+use super::rules::{
+    Board, COL_FIRST, COL_LAST, COLOURS, CRATE, ICE, RED, STRIDE, State, bit, facing,
+};
 use crate::core::Dir;
 
 const ROWS: usize = 5;
@@ -79,6 +81,12 @@ pub struct LineMoves<'a> {
     /// Per direction: the bit planes of the code of the skiddy each goal takes, on the
     /// cells facing it (a cell faces one goal a direction).
     goal_code: [[u32; 3]; 4],
+    /// Per direction and cell facing a goal on floor: its exit line, the cell and the
+    /// free cells behind it up to a block; 0 when a pit lies on it (the ticks decide).
+    exit_line: [[u32; 32]; 4],
+    /// Per direction and cell: the cells from which a piece sliding that way can pass
+    /// over it (the cell and the free cells behind it up to a block).
+    approach: [[u32; 32]; 4],
 }
 
 impl<'a> LineMoves<'a> {
@@ -90,7 +98,17 @@ impl<'a> LineMoves<'a> {
             exit_floor: [0; 4],
             exit_pit: [0; 4],
             goal_code: [[0; 3]; 4],
+            exit_line: [[0; 32]; 4],
+            approach: [[0; 32]; 4],
         };
+        for (d, cell) in (0..4).flat_map(|d| (0..32).map(move |cell| (d, cell))) {
+            // Dir::ALL pairs opposite directions: U, D then L, R.
+            let behind = bit(cell) | board.ray(d ^ 1, cell);
+            moves.approach[d][cell] = behind;
+            if board.free & bit(cell) != 0 && behind & board.pits == 0 {
+                moves.exit_line[d][cell] = behind;
+            }
+        }
         for d in Dir::ALL {
             for colour in RED..RED + COLOURS as u8 {
                 let cells = board.exits(colour, d);
@@ -237,27 +255,118 @@ impl<'a> LineMoves<'a> {
             // SAFETY: the caller has the bit instructions.
             return unsafe { tilt_out_of_line::<D>(self.board, state) };
         }
-        if half & EXIT != 0 && self.exits::<D>(state, moved) {
-            // SAFETY: as above.
-            return unsafe { ticks_out_of_line::<D>(self.board, state) };
+        if half & EXIT != 0 {
+            let (on_floor, in_pit) = self.exits::<D>(state, moved);
+            if on_floor | in_pit != 0 {
+                // SAFETY: as above.
+                return unsafe { exit_out_of_line::<D>(self, state, moved, on_floor, in_pit) };
+            }
         }
         moved
     }
 }
 
 impl LineMoves<'_> {
-    /// Whether a skiddy exits in the move from `before` toward D, given the board
-    /// `after` it without exits and pushes: one ends facing its goal on floor, or
-    /// started facing it in a pit (one that slides into a pit stays there).
+    /// Where skiddies exit in the move from `before` toward D, given the board `after`
+    /// it without exits and pushes: the cells where one ends facing its goal on floor,
+    /// and those where one started facing it in a pit (one that slides into a pit stays
+    /// there).
     #[inline(always)]
-    fn exits<const D: usize>(&self, before: State, after: State) -> bool {
+    fn exits<const D: usize>(&self, before: State, after: State) -> (u32, u32) {
         let (on_floor, in_pit) = (self.exit_floor[D], self.exit_pit[D]);
-        if on_floor | in_pit == 0 {
-            return false;
-        }
         let code = &self.goal_code[D];
         let other = |s: State| (s.0[0] ^ code[0]) | (s.0[1] ^ code[1]) | (s.0[2] ^ code[2]);
-        on_floor & !other(after) != 0 || (in_pit != 0 && in_pit & !other(before) != 0)
+        let in_pit = if in_pit != 0 {
+            in_pit & !other(before)
+        } else {
+            0
+        };
+        (on_floor & !other(after), in_pit)
+    }
+
+    /// The move from `before` toward D where skiddies exit on floor from `exiting`,
+    /// found from the move without exits, `after`, without the ticks; `None` where the
+    /// ticks must decide.
+    ///
+    /// On an exit line with no crate or pit, every piece slides on until it stops at
+    /// the line's end or right behind a piece that did, and none of the skiddies of the
+    /// goal's colour that `after` lines up from the end (the leaving run) ever stops:
+    /// each exits on reaching the end, the group of one that exits takes the others
+    /// right behind it, and the pieces behind them slide into the room they leave. So
+    /// the run leaves and the rest of the line moves up by its length, unless a group
+    /// reaches beyond the line: that takes a skiddy of the colour beside a cell of the
+    /// run while it exits, so it is left to the ticks whenever one could slide over a
+    /// cell beside the run.
+    #[inline(always)]
+    fn exits_along_lines<const D: usize>(
+        &self,
+        before: State,
+        after: State,
+        mut exiting: u32,
+    ) -> Option<State> {
+        let crates = before.mask(CRATE);
+        let mut out = after;
+        while exiting != 0 {
+            let end = exiting.trailing_zeros() as usize;
+            exiting &= exiting - 1;
+            let line = self.exit_line[D][end];
+            if line == 0 || line & crates != 0 {
+                return None;
+            }
+            let colour = after.kind_at(end);
+            let run = run_behind::<D>(bit(end), after.mask(colour) & line);
+            if self.could_join::<D>(run, before.mask(colour) & !line) {
+                return None;
+            }
+            let length = run.count_ones();
+            for plane in &mut out.0 {
+                let rest = *plane & line & !run;
+                *plane = (*plane & !line) | advance_by::<D>(rest, length);
+            }
+        }
+        Some(out)
+    }
+
+    /// Whether one of `others` could pass over a cell beside `run` (off its line)
+    /// during the move toward D.
+    #[inline(always)]
+    fn could_join<const D: usize>(&self, run: u32, others: u32) -> bool {
+        let beside = if D < 2 {
+            ((run << 1) & !COL_FIRST) | ((run >> 1) & !COL_LAST)
+        } else {
+            (run << STRIDE) | (run >> STRIDE)
+        };
+        let mut beside = beside & self.board.free;
+        let mut reach = 0;
+        while beside != 0 {
+            reach |= self.approach[D][beside.trailing_zeros() as usize];
+            beside &= beside - 1;
+        }
+        reach & others != 0
+    }
+}
+
+/// `from` and the cells of `within` lined up behind it along D, one after the other.
+#[inline(always)]
+fn run_behind<const D: usize>(from: u32, within: u32) -> u32 {
+    let mut run = from;
+    loop {
+        let grown = run | (facing::<D>(run) & within);
+        if grown == run {
+            return run;
+        }
+        run = grown;
+    }
+}
+
+/// `cells` moved `steps` cells along D (callers keep them inside their line).
+#[inline(always)]
+fn advance_by<const D: usize>(cells: u32, steps: u32) -> u32 {
+    match D {
+        0 => cells >> (STRIDE as u32 * steps),
+        1 => cells << (STRIDE as u32 * steps),
+        2 => cells >> steps,
+        _ => cells << steps,
     }
 }
 
@@ -269,11 +378,24 @@ fn tilt_out_of_line<const D: usize>(board: &Board, state: State) -> State {
     board.tilt_by::<D>(state)
 }
 
-/// [`Board::ticks_by`] for the moves with an exit, out of line as above.
+/// The moves with an exit, out of line as above: along the exit lines where that is
+/// exact (`on_floor`: where skiddies end facing their goal; `in_pit`: where one starts
+/// facing it in a pit), else by [`Board::ticks_by`].
 #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
 #[inline(never)]
-fn ticks_out_of_line<const D: usize>(board: &Board, state: State) -> State {
-    board.ticks_by::<D>(state)
+fn exit_out_of_line<const D: usize>(
+    moves: &LineMoves,
+    state: State,
+    moved: State,
+    on_floor: u32,
+    in_pit: u32,
+) -> State {
+    let along_lines = if in_pit == 0 {
+        moves.exits_along_lines::<D>(state, moved, on_floor)
+    } else {
+        None
+    };
+    along_lines.unwrap_or_else(|| moves.board.ticks_by::<D>(state))
 }
 
 /// `_pext_u64` outside the hot path, without BMI2 (the table is filled rarely).
@@ -302,13 +424,19 @@ mod tests {
     /// tables and by [`Board::tilts`]: the same boards. Returns how many moves had a
     /// push or an exit, for the tests to check they were met.
     fn agree(rows: &[&str], cap: usize) -> (usize, usize) {
-        let level = SkiddyLevel {
-            width: rows[0].len(),
-            height: rows.len(),
-            grid: rows.iter().map(|r| r.to_string()).collect(),
-        };
-        validate(&level).unwrap();
-        let (board, start) = Board::compile(&level);
+        agree_on(
+            &SkiddyLevel {
+                width: rows[0].len(),
+                height: rows.len(),
+                grid: rows.iter().map(|r| r.to_string()).collect(),
+            },
+            cap,
+        )
+    }
+
+    fn agree_on(level: &SkiddyLevel, cap: usize) -> (usize, usize) {
+        validate(level).unwrap();
+        let (board, start) = Board::compile(level);
         let mut lines = LineMoves::new(&board);
         let (mut seen, mut queue) = (HashSet::from([start]), VecDeque::from([start]));
         let (mut pushes, mut exits) = (0, 0);
@@ -352,5 +480,18 @@ mod tests {
                 "{rows:?}: {pushes} pushes, {exits} exits"
             );
         }
+    }
+
+    /// Random boards (pits, crates, ice, goals of two colours on any side), where exits
+    /// along the lines meet groups that reach beside them.
+    #[test]
+    fn line_tables_move_as_the_slide_does_on_random_boards() {
+        if !bit_instructions() {
+            return;
+        }
+        let exits: usize = (0..300)
+            .map(|seed| agree_on(&crate::skiddy::tests::random_level(seed), 20_000).1)
+            .sum();
+        assert!(exits > 10_000, "{exits} exits");
     }
 }

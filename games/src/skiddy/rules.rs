@@ -28,7 +28,7 @@ pub const GOAL_LETTERS: [char; COLOURS] = ['R', 'Y', 'B', 'G'];
 pub const CELL_CHARS: &str = "#.ORYBGrybgci";
 
 pub const COL_FIRST: u32 = 0b000001_000001_000001_000001_000001;
-const COL_LAST: u32 = COL_FIRST << (STRIDE - 1);
+pub const COL_LAST: u32 = COL_FIRST << (STRIDE - 1);
 
 #[inline]
 pub fn bit(cell: usize) -> u32 {
@@ -260,6 +260,12 @@ impl Board {
             }
         }
         (board, start)
+    }
+
+    /// The free cells ahead of `cell` toward direction `d` (a `Dir::ALL` index), up to
+    /// the first block or the border.
+    pub(super) fn ray(&self, d: usize, cell: usize) -> u32 {
+        self.ray[d][cell]
     }
 
     /// Inner cells that are goal-adjacent exits for `colour` (code) in direction d.
@@ -564,7 +570,7 @@ fn advance<const D: usize>(cells: u32) -> u32 {
 /// The cells whose neighbour along direction `D` is in `cells`. Shifting along a row
 /// wraps between a row's ends, but those cells face the border and callers mask them out.
 #[inline(always)]
-fn facing<const D: usize>(cells: u32) -> u32 {
+pub(super) fn facing<const D: usize>(cells: u32) -> u32 {
     match D {
         0 => cells << STRIDE,
         1 => cells >> STRIDE,
