@@ -295,27 +295,36 @@ impl LineMoves<'_> {
     /// right behind it, and the pieces behind them slide into the room they leave. So
     /// the run leaves and the rest of the line moves up by its length, unless a group
     /// reaches beyond the line: that takes a skiddy of the colour beside a cell of the
-    /// run while it exits, so it is left to the ticks whenever one could slide over a
-    /// cell beside the run.
+    /// run while it exits (see [`LineMoves::joins_one`]).
+    ///
+    /// # Safety
+    /// The CPU must have BMI2.
     #[inline(always)]
-    fn exits_along_lines<const D: usize>(
+    unsafe fn exits_along_lines<const D: usize>(
         &self,
         before: State,
         after: State,
-        mut exiting: u32,
+        exiting: u32,
     ) -> Option<State> {
         let crates = before.mask(CRATE);
         let mut out = after;
-        while exiting != 0 {
-            let end = exiting.trailing_zeros() as usize;
-            exiting &= exiting - 1;
+        let mut ends = exiting;
+        while ends != 0 {
+            let end = ends.trailing_zeros() as usize;
+            ends &= ends - 1;
             let line = self.exit_line[D][end];
             if line == 0 || line & crates != 0 {
                 return None;
             }
             let colour = after.kind_at(end);
             let run = run_behind::<D>(bit(end), after.mask(colour) & line);
-            if self.could_join::<D>(run, before.mask(colour) & !line) {
+            let beside = beside::<D>(run) & self.board.free;
+            let others = before.mask(colour) & !line & self.approach_any::<D>(beside);
+            // SAFETY: the caller has BMI2.
+            if others != 0
+                && (run != bit(end)
+                    || unsafe { self.joins_one::<D>(before, after, line, beside, others, exiting) })
+            {
                 return None;
             }
             let length = run.count_ones();
@@ -327,23 +336,97 @@ impl LineMoves<'_> {
         Some(out)
     }
 
-    /// Whether one of `others` could pass over a cell beside `run` (off its line)
-    /// during the move toward D.
+    /// The cells from which a piece sliding toward D can pass over a cell of `cells`.
     #[inline(always)]
-    fn could_join<const D: usize>(&self, run: u32, others: u32) -> bool {
-        let beside = if D < 2 {
-            ((run << 1) & !COL_FIRST) | ((run >> 1) & !COL_LAST)
-        } else {
-            (run << STRIDE) | (run >> STRIDE)
-        };
-        let mut beside = beside & self.board.free;
+    fn approach_any<const D: usize>(&self, mut cells: u32) -> u32 {
         let mut reach = 0;
-        while beside != 0 {
-            reach |= self.approach[D][beside.trailing_zeros() as usize];
-            beside &= beside - 1;
+        while cells != 0 {
+            reach |= self.approach[D][cells.trailing_zeros() as usize];
+            cells &= cells - 1;
         }
-        reach & others != 0
+        reach
     }
+
+    /// Whether one of `others` (skiddies of the colour, off the exit `line`) stands
+    /// `beside` its end when the lone skiddy of its run exits there. That skiddy is the
+    /// line's front piece: it exits once it has slid to the end, so the board is then
+    /// the start after as many ticks as the end is cells away. A piece slides one cell
+    /// a tick until it stops, so it then stands that many cells on, or where it ends in
+    /// `after` if nearer (pieces keep their order along a line: its end is as many
+    /// pieces in). Where such a skiddy's own line has an exit too, the answer is yes.
+    ///
+    /// # Safety
+    /// The CPU must have BMI2.
+    #[inline(always)]
+    unsafe fn joins_one<const D: usize>(
+        &self,
+        before: State,
+        after: State,
+        line: u32,
+        beside: u32,
+        mut others: u32,
+        exiting: u32,
+    ) -> bool {
+        let front = farthest::<D>(before.occupied() & line);
+        let ticks = cells_between::<D>(front, farthest::<D>(line));
+        while others != 0 {
+            let cell = others.trailing_zeros() as usize;
+            others &= others - 1;
+            let across = line_through::<D>(cell);
+            if across & exiting != 0 {
+                return true;
+            }
+            // SAFETY: the caller has BMI2.
+            let stop = unsafe {
+                _pdep_u32(
+                    _pext_u32(bit(cell), before.occupied() & across),
+                    after.occupied() & across,
+                )
+            };
+            let steps = cells_between::<D>(cell, stop.trailing_zeros() as usize).min(ticks);
+            if beside & advance_by::<D>(bit(cell), steps) != 0 {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// The cells of `cells`'s neighbours off their lines toward D (the lines beside).
+#[inline(always)]
+fn beside<const D: usize>(cells: u32) -> u32 {
+    if D < 2 {
+        ((cells << 1) & !COL_FIRST) | ((cells >> 1) & !COL_LAST)
+    } else {
+        (cells << STRIDE) | (cells >> STRIDE)
+    }
+}
+
+/// The whole row or column through `cell` along D.
+#[inline(always)]
+fn line_through<const D: usize>(cell: usize) -> u32 {
+    if D < 2 {
+        COLUMN_OF[cell]
+    } else {
+        ROW << (cell / STRIDE * STRIDE)
+    }
+}
+
+/// The cell of `cells` (non-empty) farthest along D.
+#[inline(always)]
+fn farthest<const D: usize>(cells: u32) -> usize {
+    if D == 1 || D == 3 {
+        31 - cells.leading_zeros() as usize
+    } else {
+        cells.trailing_zeros() as usize
+    }
+}
+
+/// How many cells apart two cells of one line along D are.
+#[inline(always)]
+fn cells_between<const D: usize>(a: usize, b: usize) -> u32 {
+    let apart = a.abs_diff(b) as u32;
+    if D < 2 { apart / STRIDE as u32 } else { apart }
 }
 
 /// `from` and the cells of `within` lined up behind it along D, one after the other.
@@ -391,7 +474,8 @@ fn exit_out_of_line<const D: usize>(
     in_pit: u32,
 ) -> State {
     let along_lines = if in_pit == 0 {
-        moves.exits_along_lines::<D>(state, moved, on_floor)
+        // SAFETY: this function runs with BMI2.
+        unsafe { moves.exits_along_lines::<D>(state, moved, on_floor) }
     } else {
         None
     };
