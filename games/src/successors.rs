@@ -45,8 +45,10 @@ impl Preds {
         for &v in succ {
             offsets[v as usize] += 1;
         }
-        for i in 1..=n {
-            offsets[i] += offsets[i - 1];
+        let mut sum = 0;
+        for count in &mut offsets {
+            sum += *count;
+            *count = sum;
         }
         let mut list: Vec<u32> = memory::zeroed(succ.len());
         let mut end = succ.len();
