@@ -192,6 +192,9 @@ pub struct Board {
     any_exit: [u32; 4],
     /// `exit_ahead` by piece code (0 for codes that are not skiddies).
     exit_by_kind: [[u32; 4]; 8],
+    /// Per direction: the bit planes of the code of the skiddy that each goal lets
+    /// out, on the cells facing it (a cell faces one goal a direction).
+    goal_code: [[u32; 3]; 4],
     /// Per direction and cell: the free cells ahead, up to the first block or the border.
     ray: [[u32; 32]; 4],
     /// Per direction and cell: the farthest cell of the ray (the cell itself if none).
@@ -212,6 +215,7 @@ impl Board {
             exit_ahead: [[0; 4]; COLOURS],
             any_exit: [0; 4],
             exit_by_kind: [[0; 4]; 8],
+            goal_code: [[0; 3]; 4],
             ray: [[0; 32]; 4],
             ray_end: [[0; 32]; 4],
             order: Default::default(),
@@ -243,6 +247,7 @@ impl Board {
             }
         }
         board.order = Dir::ALL.map(|d| farthest_first(board.free, d));
+        board.goal_code = goal_codes(&board.exit_ahead);
         for colour in 0..COLOURS {
             board.exit_by_kind[colour + RED as usize] = board.exit_ahead[colour];
             for d in 0..4 {
@@ -472,6 +477,15 @@ impl Board {
         }
     }
 
+    /// The cells where a skiddy of `state` faces a goal of its colour toward D: one
+    /// test for every colour, where most ticks find none.
+    #[inline(always)]
+    fn at_own_goal<const D: usize>(&self, state: State) -> u32 {
+        let code = &self.goal_code[D];
+        let other = (state.0[0] ^ code[0]) | (state.0[1] ^ code[1]) | (state.0[2] ^ code[2]);
+        self.any_exit[D] & !other
+    }
+
     /// The tick rules, fast: exits happen only on the line next to the border, which is
     /// the farthest along d, so each tick first lets out the skiddies facing their goal
     /// (with their groups, as the board stands at the start of the tick) and then steps
@@ -486,7 +500,7 @@ impl Board {
         let mut pushed = 0u32;
         loop {
             let mut moved = false;
-            if sliding & self.any_exit[D] != 0 {
+            if self.at_own_goal::<D>(state) & sliding != 0 {
                 for colour in RED..RED + COLOURS as u8 {
                     let mine = state.mask(colour);
                     let exits = self.exit_by_kind[colour as usize][D] & sliding & mine;
@@ -597,6 +611,17 @@ fn nearest_along<const D: usize>(cells: u32) -> usize {
     } else {
         31 - cells.leading_zeros() as usize
     }
+}
+
+/// Per direction, the bit planes of the colour code of the goal each cell faces.
+fn goal_codes(exit_ahead: &[[u32; 4]; COLOURS]) -> [[u32; 3]; 4] {
+    std::array::from_fn(|d| {
+        std::array::from_fn(|plane| {
+            (0..COLOURS)
+                .filter(|&colour| (colour + RED as usize) >> plane & 1 != 0)
+                .fold(0, |code, colour| code | exit_ahead[colour][d])
+        })
+    })
 }
 
 /// Free cells sorted farthest along d first, ties in reading order.
