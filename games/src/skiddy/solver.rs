@@ -395,10 +395,11 @@ impl Graph {
         while head < queue.len() {
             let v = queue[head] as usize;
             head += 1;
+            let next = dist[v] + 1;
             for &u in preds.of(v) {
                 let u = u as usize;
                 if dist[u] == UNREACHABLE && pass(u) {
-                    dist[u] = dist[v] + 1;
+                    dist[u] = next;
                     queue.push(u as u32);
                 }
             }
