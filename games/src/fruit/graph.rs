@@ -292,6 +292,121 @@ impl Graph {
         dist
     }
 
+    /// The number of moves of `u` that lead to a state: its row's length.
+    #[inline(always)]
+    fn row_len(&self, u: usize) -> usize {
+        // The popcount of the move nibble, from a table packed in one word: without the
+        // POPCNT instruction a `count_ones` is a dozen instructions.
+        const COUNTS: u64 = 0x4332_3221_3221_2110;
+        (COUNTS >> (4 * self.moves(u)) & 0xF) as usize
+    }
+
+    /// Where the row of `u` starts in `succ`.
+    fn row_start(&self, u: usize) -> usize {
+        let block = u / MARK * MARK;
+        self.marks[u / MARK] as usize + (block..u).map(|w| self.row_len(w)).sum::<usize>()
+    }
+
+    /// Per state, whether a win is reachable from it (a win reaches itself): what the
+    /// dead ends need of the distances. A search back from the wins over the predecessor
+    /// lists, with no layers kept: each state is marked once, and the marks are the
+    /// answer.
+    pub fn winnable(&self) -> Vec<bool> {
+        let n = self.len();
+        let (starts, preds) = self.predecessors();
+        let mut won: Vec<bool> = memory::zeroed(n);
+        let mut stack: Vec<u32> = Vec::new();
+        for (u, won) in won.iter_mut().enumerate() {
+            if self.is_win(u) {
+                *won = true;
+                stack.push(u as u32);
+            }
+        }
+        while let Some(v) = stack.pop() {
+            let v = v as usize;
+            for &u in &preds[starts[v] as usize..starts[v + 1] as usize] {
+                if !won[u as usize] {
+                    won[u as usize] = true;
+                    stack.push(u);
+                }
+            }
+        }
+        won
+    }
+
+    /// Every edge reversed, in compressed rows: the predecessors of `v` are
+    /// `preds[starts[v]..starts[v + 1]]`. As [`Preds::of_rows`], with the row lengths
+    /// from [`Graph::row_len`] and the fill going up the ids.
+    fn predecessors(&self) -> (Vec<u32>, Vec<u32>) {
+        let n = self.len();
+        let mut starts: Vec<u32> = memory::zeroed(n + 2);
+        // Counted two places up, summed, then each count's place one up is where its
+        // row is filled from: after the fill, `starts[v + 1]` is where row v ends.
+        for &v in &self.succ {
+            starts[v as usize + 2] += 1;
+        }
+        for i in 2..n + 2 {
+            starts[i] += starts[i - 1];
+        }
+        let mut preds: Vec<u32> = memory::zeroed(self.succ.len());
+        let mut row = 0;
+        for u in 0..n {
+            let end = row + self.row_len(u);
+            for &v in &self.succ[row..end] {
+                let fill = &mut starts[v as usize + 1];
+                preds[*fill as usize] = u as u32;
+                *fill += 1;
+            }
+            row = end;
+        }
+        starts.pop();
+        (starts, preds)
+    }
+
+    /// Non-winning states from which no win is reachable, from [`Graph::winnable`].
+    pub fn unwinnable(&self, winnable: &[bool]) -> u64 {
+        winnable.iter().filter(|&&w| !w).count() as u64
+    }
+
+    /// [`Graph::shortest_win_from`] the start, without the distances: the states one
+    /// move closer to a win at each step are the states of the next layer from which a
+    /// win is as many moves away as the par leaves, marked over the rows of the layers
+    /// before the par, from the last down.
+    pub fn shortest_win(&self) -> Option<Vec<Dir>> {
+        let par = self.par? as usize;
+        let starts = |d: usize| self.layers[d] as usize;
+        let end = self.layers.get(par + 1).map_or(self.len(), |&f| f as usize);
+        let mut on_time: Vec<bool> = (0..end)
+            .map(|i| i >= starts(par) && self.is_win(i))
+            .collect();
+        let mut row_end = self.row_start(starts(par));
+        for depth in (0..par).rev() {
+            let next_layer = starts(depth + 1) as u32;
+            for u in (starts(depth)..starts(depth + 1)).rev() {
+                let start = row_end - self.row_len(u);
+                on_time[u] = self.succ[start..row_end]
+                    .iter()
+                    .any(|&v| v >= next_layer && on_time[v as usize]);
+                row_end = start;
+            }
+        }
+        let mut at = 0;
+        let moves = (0..par).map(|depth| {
+            let next_layer = starts(depth + 1) as u32;
+            let row = self.row(at);
+            let dir = Dir::ALL
+                .into_iter()
+                .find(|d| {
+                    let v = row[d.index()];
+                    v != NONE && v >= next_layer && on_time[v as usize]
+                })
+                .expect("a state on a shortest win has a step closer");
+            at = row[dir.index()] as usize;
+            dir
+        });
+        Some(moves.collect())
+    }
+
     /// Fewest moves to win from the start, as the breadth-first search met it.
     #[cfg(test)]
     fn par(&self) -> Option<u32> {
@@ -328,6 +443,7 @@ impl Graph {
 
     /// One shortest winning sequence from `from`: at each state the first direction (in
     /// `Dir::ALL` order) that gets one move closer to a win.
+    #[cfg(test)]
     pub fn shortest_win_from(&self, from: u32, dist: &[u32]) -> Option<Vec<Dir>> {
         if dist[from as usize] == UNREACHABLE {
             return None;
@@ -348,6 +464,7 @@ impl Graph {
     }
 
     /// Non-winning states from which no win is reachable.
+    #[cfg(test)]
     pub fn dead_ends(&self, dist: &[u32]) -> u64 {
         (0..self.len())
             .filter(|&i| !self.is_win(i) && dist[i] == UNREACHABLE)

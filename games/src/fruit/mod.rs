@@ -152,15 +152,15 @@ impl Puzzle for Fruit {
         let mut graph = explore(&board, &start, limits)?;
         // The rows are most of the graph's memory and the distances do not need them.
         graph.forget_states();
-        let dist = graph.distance_to_win();
-        let solution = graph.shortest_win_from(0, &dist);
+        // Neither the solution nor the dead ends need the distances themselves.
+        let solution = graph.shortest_win();
         Ok(Analysis {
             par: solution.as_ref().map(|s| s.len() as u32),
             solution: solution.map(|s| moves_to_string(&s)),
             states: graph.expanded,
             solution_count: graph.optimal_paths(SOLUTION_CAP),
             extra: FruitMetrics {
-                dead_ends: graph.dead_ends(&dist),
+                dead_ends: graph.unwinnable(&graph.winnable()),
                 reachable: graph.len() as u64,
                 pairs: board.pairs_left(&start),
                 stones: start[board.letters.len()].count_ones(),
@@ -224,10 +224,7 @@ impl Puzzle for Fruit {
         };
         let mut graph = explore(&board, &state, limits)?;
         graph.forget_states();
-        let dist = graph.distance_to_win();
-        Ok(graph
-            .shortest_win_from(0, &dist)
-            .map(|line| moves_to_string(&line)))
+        Ok(graph.shortest_win().map(|line| moves_to_string(&line)))
     }
 
     fn position(level: &FruitLevel, moves: &String) -> Result<Option<FruitLevel>, RuleError> {
