@@ -62,12 +62,12 @@ impl<const W: usize> Kinds<W> {
     /// Moves the movables of `movers` one cell along `shift`, onto cells that are free.
     #[inline(always)]
     fn step(&mut self, movers: u64, shift: u32) {
-        self.occupied ^= movers;
-        self.occupied |= movers.rotate_left(shift);
+        // Movers land on free cells, so one XOR both clears where they were and sets
+        // where they land.
+        self.occupied ^= movers ^ movers.rotate_left(shift);
         for plane in &mut self.planes[..Self::PLANES] {
             let leaving = *plane & movers;
-            *plane ^= leaving;
-            *plane |= leaving.rotate_left(shift);
+            *plane ^= leaving ^ leaving.rotate_left(shift);
         }
     }
 
