@@ -92,19 +92,13 @@ pub fn explore<const W: usize, const K: usize>(
             search.graph.expanded += 1;
             limits.tick(search.graph.expanded)?;
             let current = (codec.unpack)(search.key(u));
-            let mut moves = 0u8;
-            for dir in Dir::ALL {
-                if tilt(&current, dir, &mut next) != Step::Moved {
-                    continue;
-                }
-                let key = (codec.pack)(&next);
-                let (v, is_new) = search.intern(&key);
-                if is_new {
-                    search.add(&key, is_win(&next));
-                }
-                search.graph.succ.push(v);
-                moves |= 1 << dir.index();
-            }
+            // One call a direction, not a loop: each is its own copy of the tilt, with
+            // the direction a constant.
+            let (pack, mut moves) = (&codec.pack, 0);
+            moves |= search.try_move(&current, Dir::U, &mut next, &mut tilt, &is_win, pack);
+            moves |= search.try_move(&current, Dir::D, &mut next, &mut tilt, &is_win, pack);
+            moves |= search.try_move(&current, Dir::L, &mut next, &mut tilt, &is_win, pack);
+            moves |= search.try_move(&current, Dir::R, &mut next, &mut tilt, &is_win, pack);
             search.graph.info[u as usize] |= moves << MOVES_SHIFT;
         }
         (begin, end) = (end, search.graph.info.len() as u32);
@@ -176,6 +170,30 @@ impl<const K: usize> Search<K> {
     fn add(&mut self, key: &[u32; K], win: bool) {
         self.graph.keys.extend_from_slice(key);
         self.graph.info.push(u8::from(win) * WIN);
+    }
+
+    /// Tilts `current` toward `dir` into `next` and, when that is a move, interns the
+    /// board and appends the edge: the move's bit, or 0.
+    #[inline(always)]
+    fn try_move<const W: usize>(
+        &mut self,
+        current: &[u64; W],
+        dir: Dir,
+        next: &mut [u64; W],
+        tilt: &mut impl FnMut(&[u64; W], Dir, &mut [u64; W]) -> Step,
+        is_win: &impl Fn(&[u64; W]) -> bool,
+        pack: &impl Fn(&[u64; W]) -> [u32; K],
+    ) -> u8 {
+        if tilt(current, dir, next) != Step::Moved {
+            return 0;
+        }
+        let key = pack(next);
+        let (v, is_new) = self.intern(&key);
+        if is_new {
+            self.add(&key, is_win(next));
+        }
+        self.graph.succ.push(v);
+        1 << dir.index()
     }
 
     /// Records the layer about to be expanded; the first that holds a win is the par.

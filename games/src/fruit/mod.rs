@@ -286,6 +286,9 @@ fn explore_fixed<const W: usize, const K: usize>(
     graph::explore(
         start,
         limits,
+        // Inlined into each direction's copy in the search, where the direction is a
+        // constant: left to itself the compiler calls it (+3.4 M on the bench level).
+        #[inline(always)]
         |s, d, out| board.tilt(s, d, out),
         |s| board.is_win(s),
         graph::Codec {
