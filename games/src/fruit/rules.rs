@@ -158,6 +158,10 @@ pub struct Board {
     can_step: [u64; 4],
     /// Per direction: the cells from which that step lands on mud.
     steps_onto_mud: [u64; 4],
+    /// Per direction: the cells from which a slide may reach mud (steps that
+    /// `can_step` allows, ignoring the movables). A movable slides along its own line
+    /// only, so a tilt with none of these occupied cannot sink a fruit.
+    upstream_of_mud: [u64; 4],
     /// Neighbour cell per direction, `NONE` outside the grid.
     next: [[u8; 64]; 4],
     tongues: Vec<Tongue>,
@@ -207,6 +211,7 @@ impl Board {
             facing_hedgehog: [0; 4],
             can_step: [0; 4],
             steps_onto_mud: [0; 4],
+            upstream_of_mud: [0; 4],
             next,
             tongues: Vec::new(),
         };
@@ -218,25 +223,45 @@ impl Board {
                 }
             }
         }
-        let mut no_exit = [0u64; 4];
-        for one_way in &level.one_ways {
-            // Crossing from the neighbour back into (x, y) is the forbidden direction.
-            let from = board.next[one_way.dir.index()][cell_of(one_way.x, one_way.y)];
-            if from != NONE {
-                no_exit[one_way.dir.opposite().index()] |= bit(from as usize);
-            }
-        }
-        board.can_step = Dir::ALL.map(|d| board.steppable(d, no_exit[d.index()]));
-        board.steps_onto_mud = board.mud_entries();
+        board.compile_steps(&level.one_ways);
         let mut anteaters = level.anteaters.clone();
         anteaters.sort_by_key(|a| (a.y, a.x));
         board.tongues = anteaters.iter().map(|a| board.tongue(a)).collect();
         (board, state)
     }
 
+    /// Where movables may step, given the one-ways, and the mud's masks.
+    fn compile_steps(&mut self, one_ways: &[Arrow]) {
+        let mut no_exit = [0u64; 4];
+        for one_way in one_ways {
+            // Crossing from the neighbour back into (x, y) is the forbidden direction.
+            let from = self.next[one_way.dir.index()][cell_of(one_way.x, one_way.y)];
+            if from != NONE {
+                no_exit[one_way.dir.opposite().index()] |= bit(from as usize);
+            }
+        }
+        self.can_step = Dir::ALL.map(|d| self.steppable(d, no_exit[d.index()]));
+        self.steps_onto_mud = self.mud_entries();
+        self.upstream_of_mud = Dir::ALL.map(|d| self.upstream_of(d));
+    }
+
     /// Per direction: the cells from which a step lands on mud.
     fn mud_entries(&self) -> [u64; 4] {
         Dir::ALL.map(|d| self.can_step[d.index()] & self.mud.rotate_right(SHIFTS[d.index()]))
+    }
+
+    /// [`Board::upstream_of_mud`] in direction `d`: the cells that step onto mud, then
+    /// those that step onto them, and so on.
+    fn upstream_of(&self, d: Dir) -> u64 {
+        let (shift, can_step) = (SHIFTS[d.index()], self.can_step[d.index()]);
+        let mut upstream = self.steps_onto_mud[d.index()];
+        loop {
+            let wider = upstream | can_step & upstream.rotate_right(shift);
+            if wider == upstream {
+                return upstream;
+            }
+            upstream = wider;
+        }
     }
 
     /// Cells from which a movable can step once in `d`: the next cell is on the grid and
@@ -313,7 +338,7 @@ impl Board {
         d: Dir,
         out: &mut [u64; W],
     ) -> Result<bool, Loss> {
-        let moved = if self.mud == 0 {
+        let moved = if kinds.occupied & self.upstream_of_mud[d.index()] == 0 {
             self.slide::<false, W>(&mut kinds, d)?
         } else {
             self.slide::<true, W>(&mut kinds, d)?
@@ -339,8 +364,8 @@ impl Board {
     /// whose next cell is free steps once, all at the same time, until none can: this
     /// packs each run of movables against what stops it exactly as sliding them one by
     /// one, farthest first, would, and no movable overtakes another. A fruit that steps
-    /// onto mud at any point sinks (stones cross mud freely); without `MUD` (no mud on
-    /// the board) the loop skips that check.
+    /// onto mud at any point sinks (stones cross mud freely); without `MUD` (no movable
+    /// upstream of mud along `d`) the loop skips that check.
     #[inline(always)]
     fn slide<const MUD: bool, const W: usize>(
         &self,
@@ -1129,6 +1154,16 @@ mod tests {
                 });
                 let simple = slide_one_by_one(&board, &state, d);
                 assert_eq!(planes, simple, "{:?} {d:?}", lv.grid);
+                // Without a movable upstream of mud, the slide that skips the check agrees.
+                let mut unchecked = Kinds::of(&state);
+                if unchecked.occupied & board.upstream_of_mud[d.index()] == 0 {
+                    let moved = board.slide::<false, 4>(&mut unchecked, d).map(|_| {
+                        let mut out = [0u64; 4];
+                        unchecked.write(&mut out);
+                        out.to_vec()
+                    });
+                    assert_eq!(moved, simple, "{:?} {d:?}", lv.grid);
+                }
             }
         }
     }
