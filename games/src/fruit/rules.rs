@@ -394,8 +394,10 @@ impl Board {
     fn pull_tongues<const W: usize>(&self, kinds: &mut Kinds<W>) -> Result<bool, Loss> {
         let mut pulled = false;
         for tongue in &self.tongues {
+            // A movable right in front is the first it sees, and stays (most tilts of a
+            // level with an anteater find one there).
             let seen = tongue.ray & kinds.occupied;
-            if seen == 0 {
+            if seen == 0 || seen & tongue.front != 0 {
                 continue;
             }
             let first = if tongue.toward_high_bits {
@@ -403,7 +405,7 @@ impl Board {
             } else {
                 1u64 << (63 - seen.leading_zeros())
             };
-            if first == tongue.front || kinds.stones() & first != 0 {
+            if kinds.stones() & first != 0 {
                 continue;
             }
             pulled = true;
