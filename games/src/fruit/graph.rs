@@ -16,7 +16,7 @@
 use crate::core::{Dir, Exhausted, Limits};
 use crate::index::{Index, hash_two, hash_words};
 use crate::memory;
-use crate::successors::{self, MARK, NONE, Preds};
+use crate::successors::{self, MARK, NONE};
 
 /// What one tilt did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,7 +265,7 @@ impl Graph {
     /// breadth-first search over the predecessor lists.
     pub fn distance_to_win(&self) -> Vec<u32> {
         let n = self.len();
-        let preds = Preds::of_rows(n, n, &self.succ, |u| self.moves(u));
+        let (starts, preds) = self.predecessors();
         // The search keeps a bit per state and the queue (states by distance); the
         // distances are written once the predecessor lists are gone.
         let mut seen = vec![0u64; n.div_ceil(64)];
@@ -287,7 +287,8 @@ impl Graph {
             let end = queued;
             bounds.push(end);
             for at in head..end {
-                for &u in preds.of(queue[at] as usize) {
+                let v = queue[at] as usize;
+                for &u in &preds[starts[v] as usize..starts[v + 1] as usize] {
                     let (word, bit) = (u as usize / 64, 1u64 << (u % 64));
                     if seen[word] & bit == 0 {
                         seen[word] |= bit;
@@ -298,7 +299,7 @@ impl Graph {
             }
             head = end;
         }
-        drop((preds, seen));
+        drop((starts, preds, seen));
         let mut dist = memory::filled(n, UNREACHABLE);
         let mut start = 0;
         for (d, &end) in bounds.iter().enumerate() {
@@ -353,7 +354,7 @@ impl Graph {
     }
 
     /// Every edge reversed, in compressed rows: the predecessors of `v` are
-    /// `preds[starts[v]..starts[v + 1]]`. As [`Preds::of_rows`], with the row lengths
+    /// `preds[starts[v]..starts[v + 1]]`. As `successors::Preds::of_rows`, with the row lengths
     /// from [`Graph::row_len`] and the fill going up the ids.
     fn predecessors(&self) -> (Vec<u32>, Vec<u32>) {
         let n = self.len();

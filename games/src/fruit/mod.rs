@@ -150,9 +150,9 @@ impl Puzzle for Fruit {
     ) -> Result<Analysis<String, FruitMetrics>, Exhausted> {
         let (board, start) = Board::compile(level);
         let mut graph = explore(&board, &start, limits)?;
-        // The rows are most of the graph's memory and the distances do not need them.
+        // The keys are most of the graph's memory, and what follows does not need them:
+        // nor the distances themselves, for the solution and the dead ends.
         graph.forget_states();
-        // Neither the solution nor the dead ends need the distances themselves.
         let solution = graph.shortest_win();
         Ok(Analysis {
             par: solution.as_ref().map(|s| s.len() as u32),
