@@ -103,12 +103,17 @@ pub fn explore<const W: usize, const K: usize>(
         }
         (begin, end) = (end, search.graph.info.len() as u32);
     }
-    Ok(search.graph)
+    let mut graph = search.graph;
+    graph.keys = search.keys.into_flattened();
+    Ok(graph)
 }
 
 /// The graph being built and the index over its keys, typed by the key width.
 struct Search<const K: usize> {
     graph: Graph,
+    /// The keys by id, typed so that reading one checks a single bound; the graph
+    /// takes them, flattened, once the search is over.
+    keys: Vec<[u32; K]>,
     index: Index,
 }
 
@@ -132,7 +137,7 @@ impl<const K: usize> Search<K> {
         let index_room = if per_state > 1 { 1 << 16 } else { 0 };
         let mut search = Search {
             graph: Graph {
-                keys: Vec::with_capacity(room * K),
+                keys: Vec::new(),
                 stride: K,
                 info: Vec::with_capacity(room),
                 succ: Vec::with_capacity(room),
@@ -141,6 +146,7 @@ impl<const K: usize> Search<K> {
                 par: None,
                 expanded: 0,
             },
+            keys: Vec::with_capacity(room),
             index: Index::with_room(index_room),
         };
         search.intern(start);
@@ -150,25 +156,25 @@ impl<const K: usize> Search<K> {
 
     #[inline(always)]
     fn key(&self, id: u32) -> &[u32; K] {
-        key_of(&self.graph.keys, id)
+        &self.keys[id as usize]
     }
 
     /// The id of `key`, entered as the next id if new (the caller then adds it).
     #[inline(always)]
     fn intern(&mut self, key: &[u32; K]) -> (u32, bool) {
-        let keys = &self.graph.keys;
+        let keys = &self.keys;
         self.index.intern(
             hash_key(key),
             self.graph.info.len() as u32,
-            |id| key_of::<K>(keys, id) == key,
-            |id| hash_key(key_of::<K>(keys, id)),
+            |id| keys[id as usize] == *key,
+            |id| hash_key(&keys[id as usize]),
         )
     }
 
     /// Appends the state [`Search::intern`] just entered.
     #[inline(always)]
     fn add(&mut self, key: &[u32; K], win: bool) {
-        self.graph.keys.extend_from_slice(key);
+        self.keys.push(*key);
         self.graph.info.push(u8::from(win) * WIN);
     }
 
@@ -221,13 +227,6 @@ fn hash_key<const K: usize>(key: &[u32; K]) -> u64 {
     } else {
         hash_words(&words[..K.div_ceil(2)])
     }
-}
-
-/// Key `id` of a table of `K`-word keys.
-#[inline(always)]
-fn key_of<const K: usize>(keys: &[u32], id: u32) -> &[u32; K] {
-    let start = id as usize * K;
-    keys[start..start + K].try_into().expect("a key is K words")
 }
 
 impl Graph {
