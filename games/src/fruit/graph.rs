@@ -16,7 +16,7 @@
 use crate::core::{Dir, Exhausted, Limits};
 use crate::index::{Index, hash_two, hash_words};
 use crate::memory;
-use crate::successors::{self, MARK, NONE, Preds};
+use crate::successors::{self, MARK, NONE};
 
 /// What one tilt did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,29 +92,28 @@ pub fn explore<const W: usize, const K: usize>(
             search.graph.expanded += 1;
             limits.tick(search.graph.expanded)?;
             let current = (codec.unpack)(search.key(u));
-            let mut moves = 0u8;
-            for dir in Dir::ALL {
-                if tilt(&current, dir, &mut next) != Step::Moved {
-                    continue;
-                }
-                let key = (codec.pack)(&next);
-                let (v, is_new) = search.intern(&key);
-                if is_new {
-                    search.add(&key, is_win(&next));
-                }
-                search.graph.succ.push(v);
-                moves |= 1 << dir.index();
-            }
+            // One call a direction, not a loop: each is its own copy of the tilt, with
+            // the direction a constant.
+            let (pack, mut moves) = (&codec.pack, 0);
+            moves |= search.try_move(&current, Dir::U, &mut next, &mut tilt, &is_win, pack);
+            moves |= search.try_move(&current, Dir::D, &mut next, &mut tilt, &is_win, pack);
+            moves |= search.try_move(&current, Dir::L, &mut next, &mut tilt, &is_win, pack);
+            moves |= search.try_move(&current, Dir::R, &mut next, &mut tilt, &is_win, pack);
             search.graph.info[u as usize] |= moves << MOVES_SHIFT;
         }
         (begin, end) = (end, search.graph.info.len() as u32);
     }
-    Ok(search.graph)
+    let mut graph = search.graph;
+    graph.keys = search.keys.into_flattened();
+    Ok(graph)
 }
 
 /// The graph being built and the index over its keys, typed by the key width.
 struct Search<const K: usize> {
     graph: Graph,
+    /// The keys by id, typed so that reading one checks a single bound; the graph
+    /// takes them, flattened, once the search is over.
+    keys: Vec<[u32; K]>,
     index: Index,
 }
 
@@ -138,7 +137,7 @@ impl<const K: usize> Search<K> {
         let index_room = if per_state > 1 { 1 << 16 } else { 0 };
         let mut search = Search {
             graph: Graph {
-                keys: Vec::with_capacity(room * K),
+                keys: Vec::new(),
                 stride: K,
                 info: Vec::with_capacity(room),
                 succ: Vec::with_capacity(room),
@@ -147,6 +146,7 @@ impl<const K: usize> Search<K> {
                 par: None,
                 expanded: 0,
             },
+            keys: Vec::with_capacity(room),
             index: Index::with_room(index_room),
         };
         search.intern(start);
@@ -156,26 +156,50 @@ impl<const K: usize> Search<K> {
 
     #[inline(always)]
     fn key(&self, id: u32) -> &[u32; K] {
-        key_of(&self.graph.keys, id)
+        &self.keys[id as usize]
     }
 
     /// The id of `key`, entered as the next id if new (the caller then adds it).
     #[inline(always)]
     fn intern(&mut self, key: &[u32; K]) -> (u32, bool) {
-        let keys = &self.graph.keys;
+        let keys = &self.keys;
         self.index.intern(
             hash_key(key),
             self.graph.info.len() as u32,
-            |id| key_of::<K>(keys, id) == key,
-            |id| hash_key(key_of::<K>(keys, id)),
+            |id| keys[id as usize] == *key,
+            |id| hash_key(&keys[id as usize]),
         )
     }
 
     /// Appends the state [`Search::intern`] just entered.
     #[inline(always)]
     fn add(&mut self, key: &[u32; K], win: bool) {
-        self.graph.keys.extend_from_slice(key);
+        self.keys.push(*key);
         self.graph.info.push(u8::from(win) * WIN);
+    }
+
+    /// Tilts `current` toward `dir` into `next` and, when that is a move, interns the
+    /// board and appends the edge: the move's bit, or 0.
+    #[inline(always)]
+    fn try_move<const W: usize>(
+        &mut self,
+        current: &[u64; W],
+        dir: Dir,
+        next: &mut [u64; W],
+        tilt: &mut impl FnMut(&[u64; W], Dir, &mut [u64; W]) -> Step,
+        is_win: &impl Fn(&[u64; W]) -> bool,
+        pack: &impl Fn(&[u64; W]) -> [u32; K],
+    ) -> u8 {
+        if tilt(current, dir, next) != Step::Moved {
+            return 0;
+        }
+        let key = pack(next);
+        let (v, is_new) = self.intern(&key);
+        if is_new {
+            self.add(&key, is_win(next));
+        }
+        self.graph.succ.push(v);
+        1 << dir.index()
     }
 
     /// Records the layer about to be expanded; the first that holds a win is the par.
@@ -203,13 +227,6 @@ fn hash_key<const K: usize>(key: &[u32; K]) -> u64 {
     } else {
         hash_words(&words[..K.div_ceil(2)])
     }
-}
-
-/// Key `id` of a table of `K`-word keys.
-#[inline(always)]
-fn key_of<const K: usize>(keys: &[u32], id: u32) -> &[u32; K] {
-    let start = id as usize * K;
-    keys[start..start + K].try_into().expect("a key is K words")
 }
 
 impl Graph {
@@ -247,7 +264,7 @@ impl Graph {
     /// breadth-first search over the predecessor lists.
     pub fn distance_to_win(&self) -> Vec<u32> {
         let n = self.len();
-        let preds = Preds::of_rows(n, n, &self.succ, |u| self.moves(u));
+        let (starts, preds) = self.predecessors();
         // The search keeps a bit per state and the queue (states by distance); the
         // distances are written once the predecessor lists are gone.
         let mut seen = vec![0u64; n.div_ceil(64)];
@@ -269,7 +286,8 @@ impl Graph {
             let end = queued;
             bounds.push(end);
             for at in head..end {
-                for &u in preds.of(queue[at] as usize) {
+                let v = queue[at] as usize;
+                for &u in &preds[starts[v] as usize..starts[v + 1] as usize] {
                     let (word, bit) = (u as usize / 64, 1u64 << (u % 64));
                     if seen[word] & bit == 0 {
                         seen[word] |= bit;
@@ -280,7 +298,7 @@ impl Graph {
             }
             head = end;
         }
-        drop((preds, seen));
+        drop((starts, preds, seen));
         let mut dist = memory::filled(n, UNREACHABLE);
         let mut start = 0;
         for (d, &end) in bounds.iter().enumerate() {
@@ -290,6 +308,121 @@ impl Graph {
             start = end;
         }
         dist
+    }
+
+    /// The number of moves of `u` that lead to a state: its row's length.
+    #[inline(always)]
+    fn row_len(&self, u: usize) -> usize {
+        // The popcount of the move nibble, from a table packed in one word: without the
+        // POPCNT instruction a `count_ones` is a dozen instructions.
+        const COUNTS: u64 = 0x4332_3221_3221_2110;
+        (COUNTS >> (4 * self.moves(u)) & 0xF) as usize
+    }
+
+    /// Where the row of `u` starts in `succ`.
+    fn row_start(&self, u: usize) -> usize {
+        let block = u / MARK * MARK;
+        self.marks[u / MARK] as usize + (block..u).map(|w| self.row_len(w)).sum::<usize>()
+    }
+
+    /// Per state, whether a win is reachable from it (a win reaches itself): what the
+    /// dead ends need of the distances. A search back from the wins over the predecessor
+    /// lists, with no layers kept: each state is marked once, and the marks are the
+    /// answer.
+    pub fn winnable(&self) -> Vec<bool> {
+        let n = self.len();
+        let (starts, preds) = self.predecessors();
+        let mut won: Vec<bool> = memory::zeroed(n);
+        let mut stack: Vec<u32> = Vec::new();
+        for (u, won) in won.iter_mut().enumerate() {
+            if self.is_win(u) {
+                *won = true;
+                stack.push(u as u32);
+            }
+        }
+        while let Some(v) = stack.pop() {
+            let v = v as usize;
+            for &u in &preds[starts[v] as usize..starts[v + 1] as usize] {
+                if !won[u as usize] {
+                    won[u as usize] = true;
+                    stack.push(u);
+                }
+            }
+        }
+        won
+    }
+
+    /// Every edge reversed, in compressed rows: the predecessors of `v` are
+    /// `preds[starts[v]..starts[v + 1]]`. As `successors::Preds::of_rows`, with the row lengths
+    /// from [`Graph::row_len`] and the fill going up the ids.
+    fn predecessors(&self) -> (Vec<u32>, Vec<u32>) {
+        let n = self.len();
+        let mut starts: Vec<u32> = memory::zeroed(n + 2);
+        // Counted two places up, summed, then each count's place one up is where its
+        // row is filled from: after the fill, `starts[v + 1]` is where row v ends.
+        for &v in &self.succ {
+            starts[v as usize + 2] += 1;
+        }
+        for i in 2..n + 2 {
+            starts[i] += starts[i - 1];
+        }
+        let mut preds: Vec<u32> = memory::zeroed(self.succ.len());
+        let mut row = 0;
+        for u in 0..n {
+            let end = row + self.row_len(u);
+            for &v in &self.succ[row..end] {
+                let fill = &mut starts[v as usize + 1];
+                preds[*fill as usize] = u as u32;
+                *fill += 1;
+            }
+            row = end;
+        }
+        starts.pop();
+        (starts, preds)
+    }
+
+    /// Non-winning states from which no win is reachable, from [`Graph::winnable`].
+    pub fn unwinnable(&self, winnable: &[bool]) -> u64 {
+        winnable.iter().filter(|&&w| !w).count() as u64
+    }
+
+    /// [`Graph::shortest_win_from`] the start, without the distances: the states one
+    /// move closer to a win at each step are the states of the next layer from which a
+    /// win is as many moves away as the par leaves, marked over the rows of the layers
+    /// before the par, from the last down.
+    pub fn shortest_win(&self) -> Option<Vec<Dir>> {
+        let par = self.par? as usize;
+        let starts = |d: usize| self.layers[d] as usize;
+        let end = self.layers.get(par + 1).map_or(self.len(), |&f| f as usize);
+        let mut on_time: Vec<bool> = (0..end)
+            .map(|i| i >= starts(par) && self.is_win(i))
+            .collect();
+        let mut row_end = self.row_start(starts(par));
+        for depth in (0..par).rev() {
+            let next_layer = starts(depth + 1) as u32;
+            for u in (starts(depth)..starts(depth + 1)).rev() {
+                let start = row_end - self.row_len(u);
+                on_time[u] = self.succ[start..row_end]
+                    .iter()
+                    .any(|&v| v >= next_layer && on_time[v as usize]);
+                row_end = start;
+            }
+        }
+        let mut at = 0;
+        let moves = (0..par).map(|depth| {
+            let next_layer = starts(depth + 1) as u32;
+            let row = self.row(at);
+            let dir = Dir::ALL
+                .into_iter()
+                .find(|d| {
+                    let v = row[d.index()];
+                    v != NONE && v >= next_layer && on_time[v as usize]
+                })
+                .expect("a state on a shortest win has a step closer");
+            at = row[dir.index()] as usize;
+            dir
+        });
+        Some(moves.collect())
     }
 
     /// Fewest moves to win from the start, as the breadth-first search met it.
@@ -328,6 +461,7 @@ impl Graph {
 
     /// One shortest winning sequence from `from`: at each state the first direction (in
     /// `Dir::ALL` order) that gets one move closer to a win.
+    #[cfg(test)]
     pub fn shortest_win_from(&self, from: u32, dist: &[u32]) -> Option<Vec<Dir>> {
         if dist[from as usize] == UNREACHABLE {
             return None;
@@ -348,6 +482,7 @@ impl Graph {
     }
 
     /// Non-winning states from which no win is reachable.
+    #[cfg(test)]
     pub fn dead_ends(&self, dist: &[u32]) -> u64 {
         (0..self.len())
             .filter(|&i| !self.is_win(i) && dist[i] == UNREACHABLE)

@@ -62,12 +62,12 @@ impl<const W: usize> Kinds<W> {
     /// Moves the movables of `movers` one cell along `shift`, onto cells that are free.
     #[inline(always)]
     fn step(&mut self, movers: u64, shift: u32) {
-        self.occupied ^= movers;
-        self.occupied |= movers.rotate_left(shift);
+        // Movers land on free cells, so one XOR both clears where they were and sets
+        // where they land.
+        self.occupied ^= movers ^ movers.rotate_left(shift);
         for plane in &mut self.planes[..Self::PLANES] {
             let leaving = *plane & movers;
-            *plane ^= leaving;
-            *plane |= leaving.rotate_left(shift);
+            *plane ^= leaving ^ leaving.rotate_left(shift);
         }
     }
 
@@ -158,6 +158,10 @@ pub struct Board {
     can_step: [u64; 4],
     /// Per direction: the cells from which that step lands on mud.
     steps_onto_mud: [u64; 4],
+    /// Per direction: the cells from which a slide may reach mud (steps that
+    /// `can_step` allows, ignoring the movables). A movable slides along its own line
+    /// only, so a tilt with none of these occupied cannot sink a fruit.
+    upstream_of_mud: [u64; 4],
     /// Neighbour cell per direction, `NONE` outside the grid.
     next: [[u8; 64]; 4],
     tongues: Vec<Tongue>,
@@ -207,6 +211,7 @@ impl Board {
             facing_hedgehog: [0; 4],
             can_step: [0; 4],
             steps_onto_mud: [0; 4],
+            upstream_of_mud: [0; 4],
             next,
             tongues: Vec::new(),
         };
@@ -218,25 +223,45 @@ impl Board {
                 }
             }
         }
-        let mut no_exit = [0u64; 4];
-        for one_way in &level.one_ways {
-            // Crossing from the neighbour back into (x, y) is the forbidden direction.
-            let from = board.next[one_way.dir.index()][cell_of(one_way.x, one_way.y)];
-            if from != NONE {
-                no_exit[one_way.dir.opposite().index()] |= bit(from as usize);
-            }
-        }
-        board.can_step = Dir::ALL.map(|d| board.steppable(d, no_exit[d.index()]));
-        board.steps_onto_mud = board.mud_entries();
+        board.compile_steps(&level.one_ways);
         let mut anteaters = level.anteaters.clone();
         anteaters.sort_by_key(|a| (a.y, a.x));
         board.tongues = anteaters.iter().map(|a| board.tongue(a)).collect();
         (board, state)
     }
 
+    /// Where movables may step, given the one-ways, and the mud's masks.
+    fn compile_steps(&mut self, one_ways: &[Arrow]) {
+        let mut no_exit = [0u64; 4];
+        for one_way in one_ways {
+            // Crossing from the neighbour back into (x, y) is the forbidden direction.
+            let from = self.next[one_way.dir.index()][cell_of(one_way.x, one_way.y)];
+            if from != NONE {
+                no_exit[one_way.dir.opposite().index()] |= bit(from as usize);
+            }
+        }
+        self.can_step = Dir::ALL.map(|d| self.steppable(d, no_exit[d.index()]));
+        self.steps_onto_mud = self.mud_entries();
+        self.upstream_of_mud = Dir::ALL.map(|d| self.upstream_of(d));
+    }
+
     /// Per direction: the cells from which a step lands on mud.
     fn mud_entries(&self) -> [u64; 4] {
         Dir::ALL.map(|d| self.can_step[d.index()] & self.mud.rotate_right(SHIFTS[d.index()]))
+    }
+
+    /// [`Board::upstream_of_mud`] in direction `d`: the cells that step onto mud, then
+    /// those that step onto them, and so on.
+    fn upstream_of(&self, d: Dir) -> u64 {
+        let (shift, can_step) = (SHIFTS[d.index()], self.can_step[d.index()]);
+        let mut upstream = self.steps_onto_mud[d.index()];
+        loop {
+            let wider = upstream | can_step & upstream.rotate_right(shift);
+            if wider == upstream {
+                return upstream;
+            }
+            upstream = wider;
+        }
     }
 
     /// Cells from which a movable can step once in `d`: the next cell is on the grid and
@@ -313,7 +338,7 @@ impl Board {
         d: Dir,
         out: &mut [u64; W],
     ) -> Result<bool, Loss> {
-        let moved = if self.mud == 0 {
+        let moved = if kinds.occupied & self.upstream_of_mud[d.index()] == 0 {
             self.slide::<false, W>(&mut kinds, d)?
         } else {
             self.slide::<true, W>(&mut kinds, d)?
@@ -339,8 +364,8 @@ impl Board {
     /// whose next cell is free steps once, all at the same time, until none can: this
     /// packs each run of movables against what stops it exactly as sliding them one by
     /// one, farthest first, would, and no movable overtakes another. A fruit that steps
-    /// onto mud at any point sinks (stones cross mud freely); without `MUD` (no mud on
-    /// the board) the loop skips that check.
+    /// onto mud at any point sinks (stones cross mud freely); without `MUD` (no movable
+    /// upstream of mud along `d`) the loop skips that check.
     #[inline(always)]
     fn slide<const MUD: bool, const W: usize>(
         &self,
@@ -369,8 +394,10 @@ impl Board {
     fn pull_tongues<const W: usize>(&self, kinds: &mut Kinds<W>) -> Result<bool, Loss> {
         let mut pulled = false;
         for tongue in &self.tongues {
+            // A movable right in front is the first it sees, and stays (most tilts of a
+            // level with an anteater find one there).
             let seen = tongue.ray & kinds.occupied;
-            if seen == 0 {
+            if seen == 0 || seen & tongue.front != 0 {
                 continue;
             }
             let first = if tongue.toward_high_bits {
@@ -378,7 +405,7 @@ impl Board {
             } else {
                 1u64 << (63 - seen.leading_zeros())
             };
-            if first == tongue.front || kinds.stones() & first != 0 {
+            if kinds.stones() & first != 0 {
                 continue;
             }
             pulled = true;
@@ -452,7 +479,7 @@ const STONE_SHIFT: u32 = 9;
 const STONE_BITS: u32 = 64 - STONE_SHIFT;
 /// Cells no fruit stands on: (0, 0) is always wall, (7, 7) wall or off the board.
 const NO_FRUIT: u64 = 1 | 1 << 63;
-/// The code of a colour no longer in play (see [`pair_code`]).
+/// The code of a colour no longer in play (see [`pair_codes`]).
 const EMPTY_CODE: u64 = 0xFFF;
 
 /// Colours up to which a key holds the stones as a shifted bitboard and each colour as
@@ -486,17 +513,26 @@ pub const fn key_words(words: usize) -> usize {
     bits.div_ceil(32)
 }
 
-/// A colour's code, 6 bits each: its low cell, then 63 less its high cell (a colour
-/// holds two fruits or none: a pair leaves together). With the [`NO_FRUIT`] cells added,
-/// the word is never zero, so each end is one bit scan with no test for an empty word,
-/// whose code, [`EMPTY_CODE`], names those two cells.
+/// Each colour's code, in 12 bits from bit `12 i`: its low cell, then 63 less its high
+/// cell (a colour holds two fruits or none: a pair leaves together). With the
+/// [`NO_FRUIT`] cells added, a word is never zero, so each end is one bit scan with no
+/// test for an empty word, whose code, [`EMPTY_CODE`], names those two cells. Every high
+/// part starts at 63 and has its high cell taken off, which is the bit scan's own answer
+/// (`leading_zeros` would cost one more instruction a colour); no part borrows from the
+/// next, since no cell is over 63.
 #[inline(always)]
-fn pair_code(word: u64) -> u64 {
-    debug_assert!(
-        matches!(word.count_ones(), 0 | 2),
-        "a colour has 0 or 2 fruits"
-    );
-    u64::from((word | 1 << 63).trailing_zeros()) | u64::from((word | 1).leading_zeros()) << 6
+fn pair_codes(colours: &[u64]) -> u64 {
+    let all_63 = (0..colours.len()).fold(0, |acc, i| acc | 63 << (PAIR_BITS * i as u32 + 6));
+    colours.iter().enumerate().fold(all_63, |acc, (i, &word)| {
+        debug_assert!(
+            matches!(word.count_ones(), 0 | 2),
+            "a colour has 0 or 2 fruits"
+        );
+        let shift = PAIR_BITS * i as u32;
+        let low = u64::from((word | 1 << 63).trailing_zeros());
+        let high = u64::from(63 - (word | 1).leading_zeros());
+        (acc - (high << (shift + 6))) | low << shift
+    })
 }
 
 /// The colour a code names.
@@ -589,9 +625,7 @@ pub fn pack<const W: usize, const K: usize>(state: &[u64; W]) -> [u32; K] {
         return std::array::from_fn(|k| (wide >> (32 * k)) as u32);
     }
     let stones = state[W - 1] >> STONE_SHIFT;
-    let codes = colours.iter().enumerate().fold(0, |acc, (i, &word)| {
-        acc | pair_code(word) << (PAIR_BITS * i as u32)
-    });
+    let codes = pair_codes(colours);
     let low = stones | (codes >> 32) << STONE_BITS;
     std::array::from_fn(|k| match k {
         0 => low as u32,
@@ -1129,6 +1163,16 @@ mod tests {
                 });
                 let simple = slide_one_by_one(&board, &state, d);
                 assert_eq!(planes, simple, "{:?} {d:?}", lv.grid);
+                // Without a movable upstream of mud, the slide that skips the check agrees.
+                let mut unchecked = Kinds::of(&state);
+                if unchecked.occupied & board.upstream_of_mud[d.index()] == 0 {
+                    let moved = board.slide::<false, 4>(&mut unchecked, d).map(|_| {
+                        let mut out = [0u64; 4];
+                        unchecked.write(&mut out);
+                        out.to_vec()
+                    });
+                    assert_eq!(moved, simple, "{:?} {d:?}", lv.grid);
+                }
             }
         }
     }

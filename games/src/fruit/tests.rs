@@ -231,3 +231,31 @@ fn packed_keys_round_trip_at_every_width() {
     round_trip::<8, { rules::key_words(8) }>();
     round_trip::<9, { rules::key_words(9) }>();
 }
+
+/// The analysis's solution and dead ends, taken without the distances, are the ones the
+/// distances give: on the bench level and on a level of every tier.
+#[test]
+fn solution_and_dead_ends_match_the_distances() {
+    let stop = Stop::never();
+    let limits = Limits {
+        max_states: 1_000_000,
+        stop: &stop,
+    };
+    let mut levels = vec![Fruit::bench_level()];
+    for difficulty in Difficulty::ALL {
+        for seed in 1..=3 {
+            levels.push(
+                crate::game::generate_level::<Fruit>(difficulty, seed, &stop)
+                    .unwrap()
+                    .level,
+            );
+        }
+    }
+    for lv in &levels {
+        let (board, start) = Board::compile(lv);
+        let graph = explore(&board, &start, &limits).unwrap();
+        let dist = graph.distance_to_win();
+        assert_eq!(graph.shortest_win(), graph.shortest_win_from(0, &dist));
+        assert_eq!(graph.unwinnable(&graph.winnable()), graph.dead_ends(&dist));
+    }
+}
