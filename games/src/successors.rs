@@ -11,14 +11,28 @@ pub const NONE: u32 = u32::MAX;
 /// States per entry of the marks.
 pub const MARK: usize = 64;
 
+/// The length of a row with move bits `moves`: the popcount of the nibble, from a table
+/// packed in one word (without the POPCNT instruction a `count_ones` is a dozen
+/// instructions, and these crates are built for the baseline x86-64).
+#[inline(always)]
+pub fn row_len(moves: u32) -> usize {
+    const COUNTS: u64 = 0x4332_3221_3221_2110;
+    (COUNTS >> (4 * moves) & 0xF) as usize
+}
+
+/// Where the row of `u` starts in `succ` (as for [`row`]).
+#[inline]
+pub fn row_start(marks: &[u32], u: usize, moves: impl Fn(usize) -> u32) -> usize {
+    let block = u / MARK * MARK;
+    marks[u / MARK] as usize + (block..u).map(|w| row_len(moves(w))).sum::<usize>()
+}
+
 /// The successor of `u` in each direction, or [`NONE`]. `succ` holds every row in id
 /// order, `marks[i]` where the row of state `MARK * i` starts, and `moves(w)` the move
 /// bits of state `w`.
 #[inline]
 pub fn row(succ: &[u32], marks: &[u32], u: usize, moves: impl Fn(usize) -> u32) -> [u32; 4] {
-    let block = u / MARK * MARK;
-    let before: u32 = (block..u).map(|w| moves(w).count_ones()).sum();
-    let mut at = (marks[u / MARK] + before) as usize;
+    let mut at = row_start(marks, u, &moves);
     std::array::from_fn(|d| {
         if moves(u) >> d & 1 == 0 {
             return NONE;
@@ -36,14 +50,15 @@ pub struct Preds {
 }
 
 impl Preds {
-    /// The edges of `rows` states with successors in `succ` (as for [`row`]), reversed,
-    /// over `n` states. Each row's length is counted into `offsets[v]`, summed up to each
-    /// row's end, then every row is filled backwards from its end: each `offsets[v]` ends
-    /// at its row's start, with no second table of fill positions.
+    /// The edges of the first `rows` of `n` states with successors in `succ` (as for
+    /// [`row`]), reversed. Each row's length is counted two places up, the counts summed,
+    /// then the rows are filled going up the ids, each from the place one up of its
+    /// predecessor's count: after the fill `offsets[v + 1]` is where row v ends, with no
+    /// second table of fill positions.
     pub fn of_rows(n: usize, rows: usize, succ: &[u32], moves: impl Fn(usize) -> u32) -> Preds {
-        let mut offsets: Vec<u32> = memory::zeroed(n + 1);
+        let mut offsets: Vec<u32> = memory::zeroed(n + 2);
         for &v in succ {
-            offsets[v as usize] += 1;
+            offsets[v as usize + 2] += 1;
         }
         let mut sum = 0;
         for count in &mut offsets {
@@ -51,15 +66,17 @@ impl Preds {
             *count = sum;
         }
         let mut list: Vec<u32> = memory::zeroed(succ.len());
-        let mut end = succ.len();
-        for u in (0..rows).rev() {
-            let start = end - moves(u).count_ones() as usize;
-            for &v in succ[start..end].iter().rev() {
-                offsets[v as usize] -= 1;
-                list[offsets[v as usize] as usize] = u as u32;
+        let mut row = 0;
+        for u in 0..rows {
+            let end = row + row_len(moves(u));
+            for &v in &succ[row..end] {
+                let fill = &mut offsets[v as usize + 1];
+                list[*fill as usize] = u as u32;
+                *fill += 1;
             }
-            end = start;
+            row = end;
         }
+        offsets.pop();
         Preds { offsets, list }
     }
 

@@ -16,7 +16,7 @@
 use crate::core::{Dir, Exhausted, Limits};
 use crate::index::{Index, hash_two, hash_words};
 use crate::memory;
-use crate::successors::{self, MARK, NONE};
+use crate::successors::{self, MARK, NONE, Preds};
 
 /// What one tilt did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -264,7 +264,7 @@ impl Graph {
     /// breadth-first search over the predecessor lists.
     pub fn distance_to_win(&self) -> Vec<u32> {
         let n = self.len();
-        let (starts, preds) = self.predecessors();
+        let preds = self.predecessors();
         // The search keeps a bit per state and the queue (states by distance); the
         // distances are written once the predecessor lists are gone.
         let mut seen = vec![0u64; n.div_ceil(64)];
@@ -287,7 +287,7 @@ impl Graph {
             bounds.push(end);
             for at in head..end {
                 let v = queue[at] as usize;
-                for &u in &preds[starts[v] as usize..starts[v + 1] as usize] {
+                for &u in preds.of(v) {
                     let (word, bit) = (u as usize / 64, 1u64 << (u % 64));
                     if seen[word] & bit == 0 {
                         seen[word] |= bit;
@@ -298,7 +298,7 @@ impl Graph {
             }
             head = end;
         }
-        drop((starts, preds, seen));
+        drop((preds, seen));
         let mut dist = memory::filled(n, UNREACHABLE);
         let mut start = 0;
         for (d, &end) in bounds.iter().enumerate() {
@@ -313,16 +313,16 @@ impl Graph {
     /// The number of moves of `u` that lead to a state: its row's length.
     #[inline(always)]
     fn row_len(&self, u: usize) -> usize {
-        // The popcount of the move nibble, from a table packed in one word: without the
-        // POPCNT instruction a `count_ones` is a dozen instructions.
-        const COUNTS: u64 = 0x4332_3221_3221_2110;
-        (COUNTS >> (4 * self.moves(u)) & 0xF) as usize
+        successors::row_len(self.moves(u))
     }
 
     /// Where the row of `u` starts in `succ`.
     fn row_start(&self, u: usize) -> usize {
-        let block = u / MARK * MARK;
-        self.marks[u / MARK] as usize + (block..u).map(|w| self.row_len(w)).sum::<usize>()
+        successors::row_start(&self.marks, u, |w| self.moves(w))
+    }
+
+    fn predecessors(&self) -> Preds {
+        Preds::of_rows(self.len(), self.len(), &self.succ, |u| self.moves(u))
     }
 
     /// Per state, whether a win is reachable from it (a win reaches itself): what the
@@ -331,7 +331,7 @@ impl Graph {
     /// answer.
     pub fn winnable(&self) -> Vec<bool> {
         let n = self.len();
-        let (starts, preds) = self.predecessors();
+        let preds = self.predecessors();
         let mut won: Vec<bool> = memory::zeroed(n);
         let mut stack: Vec<u32> = Vec::new();
         for (u, won) in won.iter_mut().enumerate() {
@@ -342,7 +342,7 @@ impl Graph {
         }
         while let Some(v) = stack.pop() {
             let v = v as usize;
-            for &u in &preds[starts[v] as usize..starts[v + 1] as usize] {
+            for &u in preds.of(v) {
                 if !won[u as usize] {
                     won[u as usize] = true;
                     stack.push(u);
@@ -350,35 +350,6 @@ impl Graph {
             }
         }
         won
-    }
-
-    /// Every edge reversed, in compressed rows: the predecessors of `v` are
-    /// `preds[starts[v]..starts[v + 1]]`. As `successors::Preds::of_rows`, with the row lengths
-    /// from [`Graph::row_len`] and the fill going up the ids.
-    fn predecessors(&self) -> (Vec<u32>, Vec<u32>) {
-        let n = self.len();
-        let mut starts: Vec<u32> = memory::zeroed(n + 2);
-        // Counted two places up, summed, then each count's place one up is where its
-        // row is filled from: after the fill, `starts[v + 1]` is where row v ends.
-        for &v in &self.succ {
-            starts[v as usize + 2] += 1;
-        }
-        for i in 2..n + 2 {
-            starts[i] += starts[i - 1];
-        }
-        let mut preds: Vec<u32> = memory::zeroed(self.succ.len());
-        let mut row = 0;
-        for u in 0..n {
-            let end = row + self.row_len(u);
-            for &v in &self.succ[row..end] {
-                let fill = &mut starts[v as usize + 1];
-                preds[*fill as usize] = u as u32;
-                *fill += 1;
-            }
-            row = end;
-        }
-        starts.pop();
-        (starts, preds)
     }
 
     /// Non-winning states from which no win is reachable, from [`Graph::winnable`].
@@ -447,7 +418,7 @@ impl Graph {
         for depth in 0..par {
             let next_layer = starts(depth + 1) as u32;
             for u in starts(depth)..starts(depth + 1) {
-                let row = &self.succ[at..at + self.moves(u).count_ones() as usize];
+                let row = &self.succ[at..at + self.row_len(u)];
                 at += row.len();
                 for &v in row.iter().filter(|&&v| v >= next_layer) {
                     let sum = u64::from(paths[v as usize]) + u64::from(paths[u]);
