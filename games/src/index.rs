@@ -15,9 +15,7 @@
 
 use crate::memory;
 
-/// `LOAD_EIGHTHS`: how full the table may get, in eighths (6 by default: 75 %). A
-/// lower load means fewer probes a lookup for more bytes a key.
-pub struct Index<const LOAD_EIGHTHS: usize = 6> {
+pub struct Index {
     /// `LINE - 1` spare slots in front, so that `slots[first]` starts a cache line.
     slots: Vec<u32>,
     first: usize,
@@ -27,8 +25,7 @@ pub struct Index<const LOAD_EIGHTHS: usize = 6> {
     /// The id part of a slot; the tag is the rest.
     id_mask: u32,
     len: usize,
-    /// Keys held before the next one makes the table grow: up to `LOAD_EIGHTHS` / 8
-    /// full.
+    /// Keys held before the next one makes the table grow: up to 75 % full.
     room: usize,
 }
 
@@ -75,23 +72,23 @@ fn fold(a: u64, b: u64) -> u64 {
     product as u64 ^ (product >> 64) as u64
 }
 
-impl<const LOAD_EIGHTHS: usize> Default for Index<LOAD_EIGHTHS> {
+impl Default for Index {
     fn default() -> Self {
         Index::with_lines(DEFAULT_LINES)
     }
 }
 
-impl<const LOAD_EIGHTHS: usize> Index<LOAD_EIGHTHS> {
+impl Index {
     /// Room for `keys` keys before the first growth: a caller that expects many states
     /// saves the refills on the way, one that runs many small searches zeroes less.
     /// Sizes are a power of two of lines (and grow from there by the same steps), so that
     /// a table of a given number of keys has the same size however it started.
-    pub fn with_room(keys: usize) -> Self {
-        let lines = (keys / LOAD_EIGHTHS * 8).div_ceil(LINE).max(MIN_LINES);
-        Self::with_lines(lines.next_power_of_two())
+    pub fn with_room(keys: usize) -> Index {
+        let lines = (keys / 3 * 4).div_ceil(LINE).max(MIN_LINES);
+        Index::with_lines(lines.next_power_of_two())
     }
 
-    fn with_lines(lines: usize) -> Self {
+    fn with_lines(lines: usize) -> Index {
         let size = lines * LINE;
         let slots: Vec<u32> = memory::zeroed(size + LINE - 1);
         let misalignment = slots.as_ptr() as usize % (LINE * size_of::<u32>());
@@ -104,7 +101,7 @@ impl<const LOAD_EIGHTHS: usize> Index<LOAD_EIGHTHS> {
             size: size as u64,
             id_mask: u32::MAX >> 32u32.saturating_sub(id_bits),
             len: 0,
-            room: size / 8 * LOAD_EIGHTHS,
+            room: size / 4 * 3,
         }
     }
 
@@ -213,7 +210,7 @@ impl<const LOAD_EIGHTHS: usize> Index<LOAD_EIGHTHS> {
             lines + lines / 4
         };
         self.slots = Vec::new();
-        *self = Self::with_lines(lines);
+        *self = Index::with_lines(lines);
         self.len = keys as usize;
         let end = lines * LINE;
         let slots = &mut self.slots[self.first..];
@@ -255,12 +252,7 @@ mod tests {
 
     #[test]
     fn finds_what_it_stored_across_growth() {
-        finds_what_it_stored::<6>();
-        finds_what_it_stored::<5>();
-    }
-
-    fn finds_what_it_stored<const LOAD_EIGHTHS: usize>() {
-        let mut index = Index::<LOAD_EIGHTHS>::default();
+        let mut index = Index::default();
         let mut keys: Vec<[u64; 2]> = Vec::new();
         for i in 0..10_000u64 {
             let k = key(i);
@@ -288,10 +280,9 @@ mod tests {
 
     #[test]
     fn room_given_up_front_is_not_grown() {
-        let index: Index = Index::with_room(100_000);
+        let index = Index::with_room(100_000);
         assert!(index.room >= 100_000);
         assert!(index.size < 2 * 100_000 / 3 * 4);
-        assert_eq!(index.size, Index::<6>::default().size * 64);
-        assert!(Index::<5>::with_room(100_000).room >= 100_000);
+        assert_eq!(index.size, Index::default().size * 64);
     }
 }

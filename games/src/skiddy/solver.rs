@@ -39,14 +39,10 @@ fn hash(state: State) -> u64 {
     hash_two(u64::from(a) | u64::from(b) << 32, u64::from(c))
 }
 
-/// The index of positions, at most 5/8 full: skiddy looks up three times as many
-/// positions as it finds, and at 3/4 the probes took a fifth of its search.
-type Positions = Index<5>;
-
 /// The id of `key` in `index`, entered as the next id (`keys.len()`) if new; the flag
 /// says whether it was new.
 #[inline(always)]
-fn intern(index: &mut Positions, key: State, hash: u64, keys: &[State]) -> (u32, bool) {
+fn intern(index: &mut Index, key: State, hash: u64, keys: &[State]) -> (u32, bool) {
     index.intern(
         hash,
         keys.len() as u32,
@@ -186,7 +182,7 @@ fn explore_with(mut moves: impl Moves, start: State, limits: &Limits) -> Result<
         rows: 0,
         expanded: 0,
     };
-    let mut index = Positions::default();
+    let mut index = Index::default();
     intern(&mut index, start, hash(start), &graph.keys);
     graph.push(start, classify(start));
     // States are expanded in batches, one batch ahead of the interning: while the
@@ -247,7 +243,7 @@ impl Batch {
         from: usize,
         graph: &mut Graph,
         moves: &mut impl Moves,
-        index: &Positions,
+        index: &Index,
         limits: &Limits,
     ) -> Result<(), Exhausted> {
         self.states = from..(from + BATCH).min(graph.keys.len());
@@ -279,7 +275,7 @@ impl Batch {
 
     /// Gives the successors their ids (new states are appended) and records the edges.
     #[inline(always)]
-    fn intern(&self, graph: &mut Graph, index: &mut Positions, classify: &impl Fn(State) -> u8) {
+    fn intern(&self, graph: &mut Graph, index: &mut Index, classify: &impl Fn(State) -> u8) {
         let first_edge = graph.succ.len();
         for (k, u) in self.states.clone().enumerate() {
             if u % MARK == 0 {
