@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release -p levelforge-games --example bench_level -- fruit 1`
 
-use levelforge_games::{Limits, Stop, registry};
+use levelforge_games::{Limits, registry};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -15,11 +15,7 @@ fn main() {
         std::process::exit(2);
     };
     let level = game.bench_level();
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: u64::MAX,
-        stop: &stop,
-    };
+    let limits = Limits::states(u64::MAX);
     for _ in 0..runs {
         match game.verify(&level, &limits) {
             Ok(report) => println!("{report}"),

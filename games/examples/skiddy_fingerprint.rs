@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use levelforge_games::{Difficulty, Limits, Stop, registry};
+use levelforge_games::{Difficulty, Limits, registry};
 use serde_json::Value;
 
 fn without_timings(mut document: Value) -> Value {
@@ -38,11 +38,7 @@ fn cpu_seconds() -> Option<f64> {
 
 fn main() {
     let game = registry::find("skiddy").expect("skiddy is registered");
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: u64::MAX,
-        stop: &stop,
-    };
+    let limits = Limits::states(u64::MAX);
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("bench") {
         let runs: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1);
@@ -67,7 +63,7 @@ fn main() {
     let seeds: u64 = args.first().and_then(|n| n.parse().ok()).unwrap_or(300);
     for difficulty in Difficulty::ALL {
         for seed in 1..=seeds {
-            match game.generate(difficulty, seed, &stop) {
+            match game.generate(difficulty, seed, limits.stop) {
                 Ok(generated) => {
                     let document: Value = serde_json::from_str(&generated.json).unwrap();
                     println!("{}", without_timings(document));

@@ -45,11 +45,7 @@ pub fn level_json(data: &[u8]) -> Vec<LevelOutcome> {
 }
 
 fn drive_level(game: &'static dyn Game, document: &Value) -> LevelOutcome {
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: MAX_STATES,
-        stop: &stop,
-    };
+    let limits = Limits::states(MAX_STATES);
     let verify = game.verify(document, &limits);
     let valid = verify.is_ok();
     let name = game.name();

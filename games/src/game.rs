@@ -667,11 +667,7 @@ mod tests {
     }
 
     fn proven(document: &Value) -> Result<Generated, GameError> {
-        let stop = Stop::never();
-        let limits = Limits {
-            max_states: 1_000_000,
-            stop: &stop,
-        };
+        let limits = Limits::states(1_000_000);
         fruit().hand_made(document, &limits)
     }
 

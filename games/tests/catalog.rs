@@ -188,10 +188,6 @@ fn the_template_game_keeps_the_contract_at_every_tier() {
         }
     }
     let bench = template.bench_level();
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: 1_000_000,
-        stop: &stop,
-    };
+    let limits = Limits::states(1_000_000);
     assert_eq!(template.verify(&bench, &limits).unwrap()["solvable"], true);
 }

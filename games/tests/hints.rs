@@ -27,11 +27,7 @@ fn generate(game: &dyn Game, difficulty: Difficulty, seed: u64) -> Value {
 }
 
 fn hint(game: &dyn Game, level: &Value, moves: &Value) -> Value {
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: MAX_STATES,
-        stop: &stop,
-    };
+    let limits = Limits::states(MAX_STATES);
     let first = game
         .hint(level, moves, &limits)
         .unwrap_or_else(|e| panic!("{} hint for {moves}: {e}", game.name()));
@@ -68,11 +64,7 @@ fn position_agrees(game: &dyn Game, level: &Value, moves: &Value, distance: u64)
     if position.is_null() {
         return false;
     }
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: MAX_STATES,
-        stop: &stop,
-    };
+    let limits = Limits::states(MAX_STATES);
     let report = game
         .verify(&position, &limits)
         .unwrap_or_else(|e| panic!("{} position {position} does not verify: {e}", game.name()));

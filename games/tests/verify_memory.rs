@@ -6,7 +6,7 @@
 
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
-use levelforge_games::{Limits, Stop, registry};
+use levelforge_games::{Limits, registry};
 use serde_json::{Value, json};
 
 /// `VERIFY_MAX_STATES`'s default (src/config.rs), and a smaller budget: a table that
@@ -33,11 +33,7 @@ fn bytes_per_state(level: &Value, budget: u64) -> f64 {
     // Resets the peak to what is resident now, so that each level is measured alone.
     std::fs::write("/proc/self/clear_refs", "5").unwrap();
     let before = status_bytes("VmHWM:");
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: budget,
-        stop: &stop,
-    };
+    let limits = Limits::states(budget);
     let game = level["game"].as_str().unwrap();
     let report = registry::find(game)
         .unwrap()

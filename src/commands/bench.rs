@@ -316,11 +316,7 @@ pub fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
 /// more until [`SOLVER_TIME`] has passed (one run in quick mode).
 fn solver_row(game: &'static dyn Game, min_runs: usize) -> anyhow::Result<String> {
     let level = game.bench_level();
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: SOLVER_MAX_STATES,
-        stop: &stop,
-    };
+    let limits = Limits::states(SOLVER_MAX_STATES);
     let started = Instant::now();
     let mut times = Vec::new();
     let mut states = 0;

@@ -34,11 +34,28 @@ impl Stop {
     }
 }
 
+/// A stop that is never requested, for [`Limits::states`].
+static NEVER: Stop = Stop {
+    flag: AtomicBool::new(false),
+    deadline: None,
+};
+
 /// Limits of one solver run: a deterministic state cap and the shared stop request.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits<'a> {
     pub max_states: u64,
     pub stop: &'a Stop,
+}
+
+impl Limits<'static> {
+    /// A cap of `max_states` and no stop request: a run bounded by its states alone
+    /// (tests, benchmarks, tools).
+    pub fn states(max_states: u64) -> Self {
+        Limits {
+            max_states,
+            stop: &NEVER,
+        }
+    }
 }
 
 impl Limits<'_> {

@@ -464,7 +464,6 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::Stop;
 
     /// Keys are the states themselves.
     type Plain = Codec<fn(&[u64; 1]) -> [u32; 1], fn(&[u32; 1]) -> [u64; 1]>;
@@ -496,11 +495,7 @@ mod tests {
 
     #[test]
     fn explores_counts_and_measures() {
-        let stop = Stop::never();
-        let limits = Limits {
-            max_states: 100,
-            stop: &stop,
-        };
+        let limits = Limits::states(100);
         let g = explore(&[2], &limits, counter_tilt, |s| s[0] == 5, same()).unwrap();
         // States 2,3,1,4,0,5.
         assert_eq!(g.len(), 6);
@@ -531,11 +526,7 @@ mod tests {
             }
             _ => Step::Same,
         };
-        let stop = Stop::never();
-        let limits = Limits {
-            max_states: 10,
-            stop: &stop,
-        };
+        let limits = Limits::states(10);
         let g = explore(&[1], &limits, tilt, |s| s[0] == 2, same()).unwrap();
         let dist = g.distance_to_win();
         assert_eq!(g.shortest_win_from(0, &dist), Some(vec![Dir::D]));
@@ -544,11 +535,7 @@ mod tests {
 
     #[test]
     fn state_budget_is_enforced() {
-        let stop = Stop::never();
-        let limits = Limits {
-            max_states: 2,
-            stop: &stop,
-        };
+        let limits = Limits::states(2);
         let err = explore(&[2], &limits, counter_tilt, |s| s[0] == 5, same()).err();
         assert_eq!(err, Some(Exhausted::States(2)));
     }

@@ -141,11 +141,7 @@ proptest::proptest! {
 }
 
 fn hint(lv: &FruitLevel, moves: &str) -> crate::core::Hint<String> {
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: 1_000_000,
-        stop: &stop,
-    };
+    let limits = Limits::states(1_000_000);
     Fruit::hint(lv, &moves.to_string(), &limits).unwrap()
 }
 
@@ -236,16 +232,12 @@ fn packed_keys_round_trip_at_every_width() {
 /// distances give: on the bench level and on a level of every tier.
 #[test]
 fn solution_and_dead_ends_match_the_distances() {
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: 1_000_000,
-        stop: &stop,
-    };
+    let limits = Limits::states(1_000_000);
     let mut levels = vec![Fruit::bench_level()];
     for difficulty in Difficulty::ALL {
         for seed in 1..=3 {
             levels.push(
-                crate::game::generate_level::<Fruit>(difficulty, seed, &stop)
+                crate::game::generate_level::<Fruit>(difficulty, seed, limits.stop)
                     .unwrap()
                     .level,
             );

@@ -644,11 +644,7 @@ fn candidates_per_level(d: Difficulty, max_edits: Option<u32>) -> u32 {
     if let Some(edits) = max_edits {
         params.max_edits = edits;
     }
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: tier.max_states,
-        stop: &stop,
-    };
+    let limits = Limits::states(tier.max_states);
     let mut rng = LevelRng::from_u64(2024);
     let (mut levels, mut candidates) = (0, 0u32);
     while levels < LEVELS {

@@ -415,11 +415,7 @@ fn tiers_grow_with_the_difficulty() {
 }
 
 fn hint(lv: &HopperLevel, moves: &str) -> crate::core::Hint<String> {
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: 1_000_000,
-        stop: &stop,
-    };
+    let limits = Limits::states(1_000_000);
     Hopper::hint(lv, &moves.to_string(), &limits).unwrap()
 }
 

@@ -546,7 +546,6 @@ fn binomial(n: u32, k: u32) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::Stop;
     use crate::skiddy::tests::random_level;
 
     /// What a search found, field by field.
@@ -572,11 +571,7 @@ mod tests {
         if !bit_instructions() {
             return;
         }
-        let stop = Stop::never();
-        let limits = Limits {
-            max_states: 200_000,
-            stop: &stop,
-        };
+        let limits = Limits::states(200_000);
         for lv in (200..230).map(random_level) {
             let (board, start) = Board::compile(&lv);
             let portable = explore_with(&board, start, &limits);

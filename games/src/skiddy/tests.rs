@@ -99,11 +99,7 @@ fn an_unwinnable_level_is_all_dead_ends() {
 
 #[test]
 fn the_state_budget_is_reported() {
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: 3,
-        stop: &stop,
-    };
+    let limits = Limits::states(3);
     let err = Skiddy::analyze(&level(&LEVEL_1_1), &limits).err();
     assert_eq!(err, Some(Exhausted::States(3)));
 }
@@ -326,11 +322,7 @@ fn the_fast_moves_agree_with_the_literal_ticks_on_every_reachable_state() {
     for seed in 200..260 {
         let lv = random_level(seed);
         let (board, start) = Board::compile(&lv);
-        let stop = Stop::never();
-        let limits = Limits {
-            max_states: 200_000,
-            stop: &stop,
-        };
+        let limits = Limits::states(200_000);
         let graph = solver::explore(&board, start, &limits).unwrap();
         for i in 0..graph.len() {
             let s = graph.state(i);
@@ -353,11 +345,7 @@ fn big_level_state_counts_are_fixed() {
     let lv = level(&BIG);
     Skiddy::validate(&lv).unwrap();
     let (board, start) = Board::compile(&lv);
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: 5_000_000,
-        stop: &stop,
-    };
+    let limits = Limits::states(5_000_000);
     let graph = solver::explore(&board, start, &limits).unwrap();
     assert_eq!(graph.findings(SOLUTION_CAP).real_states, 1_159_415);
     let a = analyze(&lv);
@@ -402,11 +390,7 @@ fn mid_level_analysis() {
 }
 
 fn hint(lv: &SkiddyLevel, moves: &str) -> crate::core::Hint<String> {
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: 1_000_000,
-        stop: &stop,
-    };
+    let limits = Limits::states(1_000_000);
     Skiddy::hint(lv, &moves.to_string(), &limits).unwrap()
 }
 

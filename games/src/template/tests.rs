@@ -2,7 +2,6 @@
 //! checked against the same contract as every registered game in games/tests/catalog.rs.
 
 use super::*;
-use crate::core::Stop;
 
 pub(super) fn level(rows: &[&str]) -> TemplateLevel {
     TemplateLevel {
@@ -13,11 +12,7 @@ pub(super) fn level(rows: &[&str]) -> TemplateLevel {
 }
 
 fn analyze(level: &TemplateLevel) -> Analysis<String, TemplateMetrics> {
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: 1000,
-        stop: &stop,
-    };
+    let limits = Limits::states(1000);
     Template::analyze(level, &limits).unwrap()
 }
 
@@ -81,11 +76,7 @@ fn the_preview_draws_the_board_and_the_solution() {
 #[test]
 fn hints_walk_a_shortest_path_from_wherever_the_walker_is() {
     let open = level(&["#####", "#@..#", "#...#", "#..*#", "#####"]);
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: 1000,
-        stop: &stop,
-    };
+    let limits = Limits::states(1000);
     let hint = |moves: &str| Template::hint(&open, &moves.to_string(), &limits).unwrap();
     assert_eq!(
         (hint("").distance, hint("").next.as_deref()),

@@ -575,11 +575,7 @@ fn served_hard_and_expert_levels_agree_with_brute_force() {
 }
 
 fn hint(lv: &TetropicaLevel, moves: &[Placement]) -> crate::core::Hint<Vec<Placement>> {
-    let stop = Stop::never();
-    let limits = Limits {
-        max_states: 1_000_000,
-        stop: &stop,
-    };
+    let limits = Limits::states(1_000_000);
     Tetropica::hint(lv, &moves.to_vec(), &limits).unwrap()
 }
 
