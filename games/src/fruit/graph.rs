@@ -329,7 +329,7 @@ impl Graph {
     /// dead ends need of the distances. A search back from the wins over the predecessor
     /// lists, with no layers kept: each state is marked once, and the marks are the
     /// answer.
-    pub fn winnable(&self) -> Vec<bool> {
+    fn winnable(&self) -> Vec<bool> {
         let n = self.len();
         let preds = self.predecessors();
         let mut won: Vec<bool> = memory::zeroed(n);
@@ -352,9 +352,10 @@ impl Graph {
         won
     }
 
-    /// Non-winning states from which no win is reachable, from [`Graph::winnable`].
-    pub fn unwinnable(&self, winnable: &[bool]) -> u64 {
-        winnable.iter().filter(|&&w| !w).count() as u64
+    /// Non-winning states from which no win is reachable: the states
+    /// [`Graph::winnable`] leaves unmarked (a win marks itself).
+    pub fn dead_ends(&self) -> u64 {
+        self.winnable().iter().filter(|&&w| !w).count() as u64
     }
 
     /// [`Graph::shortest_win_from`] the start, without the distances: the states one
@@ -452,9 +453,9 @@ impl Graph {
         Some(moves)
     }
 
-    /// Non-winning states from which no win is reachable.
+    /// [`Graph::dead_ends`] read off the distances: the test's oracle.
     #[cfg(test)]
-    pub fn dead_ends(&self, dist: &[u32]) -> u64 {
+    pub fn dead_ends_by_distance(&self, dist: &[u32]) -> u64 {
         (0..self.len())
             .filter(|&i| !self.is_win(i) && dist[i] == UNREACHABLE)
             .count() as u64
@@ -507,7 +508,7 @@ mod tests {
             Some(vec![Dir::U, Dir::U, Dir::U])
         );
         // Only state 0 cannot win.
-        assert_eq!(g.dead_ends(&dist), 1);
+        assert_eq!(g.dead_ends_by_distance(&dist), 1);
         // From 3 (state 1): U to 4, D to 2; L loses and R does nothing, so no edge.
         assert_eq!(g.row(1), [3, 0, NONE, NONE]);
     }
@@ -530,7 +531,7 @@ mod tests {
         let g = explore(&[1], &limits, tilt, |s| s[0] == 2, same()).unwrap();
         let dist = g.distance_to_win();
         assert_eq!(g.shortest_win_from(0, &dist), Some(vec![Dir::D]));
-        assert_eq!(g.dead_ends(&dist), 1);
+        assert_eq!(g.dead_ends_by_distance(&dist), 1);
     }
 
     #[test]

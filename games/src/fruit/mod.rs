@@ -160,7 +160,7 @@ impl Puzzle for Fruit {
             states: graph.expanded,
             solution_count: graph.optimal_paths(SOLUTION_CAP),
             extra: FruitMetrics {
-                dead_ends: graph.unwinnable(&graph.winnable()),
+                dead_ends: graph.dead_ends(),
                 reachable: graph.len() as u64,
                 pairs: board.pairs_left(&start),
                 stones: start[board.letters.len()].count_ones(),

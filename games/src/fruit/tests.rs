@@ -248,6 +248,6 @@ fn solution_and_dead_ends_match_the_distances() {
         let graph = explore(&board, &start, &limits).unwrap();
         let dist = graph.distance_to_win();
         assert_eq!(graph.shortest_win(), graph.shortest_win_from(0, &dist));
-        assert_eq!(graph.unwinnable(&graph.winnable()), graph.dead_ends(&dist));
+        assert_eq!(graph.dead_ends(), graph.dead_ends_by_distance(&dist));
     }
 }

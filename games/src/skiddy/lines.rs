@@ -97,7 +97,7 @@ impl<'a> LineMoves<'a> {
             table: table.try_into().expect("ENTRIES entries"),
             exit_floor: [0; 4],
             exit_pit: [0; 4],
-            goal_code: [[0; 3]; 4],
+            goal_code: board.goal_code(),
             exit_line: [[0; 32]; 4],
             approach: [[0; 32]; 4],
         };
@@ -114,11 +114,6 @@ impl<'a> LineMoves<'a> {
                 let cells = board.exits(colour, d);
                 moves.exit_floor[d.index()] |= cells & !board.pits;
                 moves.exit_pit[d.index()] |= cells & board.pits;
-                for (plane, code) in moves.goal_code[d.index()].iter_mut().enumerate() {
-                    if colour >> plane & 1 != 0 {
-                        *code |= cells;
-                    }
-                }
             }
         }
         moves
@@ -274,8 +269,7 @@ impl LineMoves<'_> {
     #[inline(always)]
     fn exits<const D: usize>(&self, before: State, after: State) -> (u32, u32) {
         let (on_floor, in_pit) = (self.exit_floor[D], self.exit_pit[D]);
-        let code = &self.goal_code[D];
-        let other = |s: State| (s.0[0] ^ code[0]) | (s.0[1] ^ code[1]) | (s.0[2] ^ code[2]);
+        let other = |s: State| s.coded_other_than(&self.goal_code[D]);
         let in_pit = if in_pit != 0 {
             in_pit & !other(before)
         } else {

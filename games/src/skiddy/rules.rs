@@ -122,6 +122,13 @@ impl State {
             & pick(self.0[2], kind & 4 != 0)
     }
 
+    /// The cells whose code differs from the one `code` gives them in bit planes (per
+    /// cell the code of the goal it faces, say): one test for every kind at once.
+    #[inline(always)]
+    pub fn coded_other_than(self, code: &[u32; 3]) -> u32 {
+        (self.0[0] ^ code[0]) | (self.0[1] ^ code[1]) | (self.0[2] ^ code[2])
+    }
+
     /// Cells holding a skiddy of any colour.
     #[inline]
     pub fn skiddies(self) -> u32 {
@@ -481,9 +488,13 @@ impl Board {
     /// test for every colour, where most ticks find none.
     #[inline(always)]
     fn at_own_goal<const D: usize>(&self, state: State) -> u32 {
-        let code = &self.goal_code[D];
-        let other = (state.0[0] ^ code[0]) | (state.0[1] ^ code[1]) | (state.0[2] ^ code[2]);
-        self.any_exit[D] & !other
+        self.any_exit[D] & !state.coded_other_than(&self.goal_code[D])
+    }
+
+    /// Per direction, the bit planes of the code of the skiddy that each goal lets out,
+    /// on the cells facing it.
+    pub(super) fn goal_code(&self) -> [[u32; 3]; 4] {
+        self.goal_code
     }
 
     /// The tick rules, fast: exits happen only on the line next to the border, which is
