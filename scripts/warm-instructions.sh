@@ -57,6 +57,9 @@ if key:
 for path in paths:
     conn.request("GET", path)  # the first read fills the server's memory: not counted
     conn.getresponse().read()
+    # A new connection, as wrk's: one whose requests are all warm is answered before hyper.
+    conn.close()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     # By pid: other callgrind runs on the machine keep their counts.
     subprocess.run(["callgrind_control", "-z", pid], check=True, capture_output=True)
     for _ in range(requests):

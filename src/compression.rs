@@ -106,12 +106,14 @@ impl Encoding {
 ///
 /// Written here because tower-http keeps its parser private and the `headers` crate has
 /// no typed Accept-Encoding; the grammar is a comma list of `token[;q=value]`.
-pub fn negotiate(request: &HeaderMap) -> Encoding {
+pub fn negotiate<'h>(accept_encoding: impl Iterator<Item = &'h [u8]>) -> Encoding {
     let mut named = [None::<u16>; 3];
     let mut identity = None::<u16>;
     let mut wildcard = None::<u16>;
-    for value in request.get_all(header::ACCEPT_ENCODING) {
-        let Ok(value) = value.to_str() else { continue };
+    for value in accept_encoding {
+        let Some(value) = visible_ascii(value) else {
+            continue;
+        };
         for item in value.split(',') {
             let mut parts = item.split(';');
             let token = parts.next().unwrap_or("").trim();
@@ -175,14 +177,23 @@ fn parse_qvalue(text: &str) -> Option<u16> {
 /// Whether `If-None-Match` names `etag` (or `*`), by the weak comparison RFC 9110 §13.1.2
 /// asks for: `W/"x"` matches `"x"`. Our tags hold no commas, so splitting the list on
 /// commas cannot cut one of them.
-pub fn none_match(request: &HeaderMap, etag: &str) -> bool {
-    request
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
+pub fn none_match<'h>(if_none_match: impl Iterator<Item = &'h [u8]>, etag: &str) -> bool {
+    if_none_match
+        .filter_map(visible_ascii)
         .flat_map(|v| v.split(','))
         .map(str::trim)
         .any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag)
+}
+
+/// A header value as text, if it is visible ASCII (as `HeaderValue::to_str` takes it).
+fn visible_ascii(value: &[u8]) -> Option<&str> {
+    let visible = value.iter().all(|&b| b == b'\t' || (32..127).contains(&b));
+    visible.then(|| std::str::from_utf8(value).ok()).flatten()
+}
+
+/// The values of the header `name` in `headers`, in order.
+fn values(headers: &HeaderMap, name: header::HeaderName) -> impl Iterator<Item = &[u8]> {
+    headers.get_all(name).into_iter().map(HeaderValue::as_bytes)
 }
 
 /// One representation: its bytes and its strong ETag.
@@ -287,9 +298,28 @@ pub fn strong_etag(bytes: &[u8]) -> String {
 /// warm answer's own cost. Shared by every body of the kind: no memory per level.
 pub struct HeaderTemplates {
     /// Indexed by `Encoding as usize` (declaration order); `[without Vary, with Vary]`.
-    ok: [[HeaderMap; 2]; 4],
+    ok: [[Template; 2]; 4],
     /// 304: no Content-Type or Content-Encoding.
-    not_modified: [HeaderMap; 2],
+    not_modified: [Template; 2],
+}
+
+/// One set of headers: as a map (for hyper) and as the lines HTTP/1.1 writes, the ETag's
+/// left out (for the warm connection, which writes them itself).
+struct Template {
+    headers: HeaderMap,
+    lines: Vec<u8>,
+}
+
+impl Template {
+    fn new(headers: HeaderMap) -> Template {
+        let mut lines = Vec::new();
+        for (name, value) in headers.iter().filter(|(name, _)| *name != header::ETAG) {
+            for part in [name.as_str().as_bytes(), b": ", value.as_bytes(), b"\r\n"] {
+                lines.extend_from_slice(part);
+            }
+        }
+        Template { headers, lines }
+    }
 }
 
 impl HeaderTemplates {
@@ -309,11 +339,11 @@ impl HeaderTemplates {
             if vary {
                 headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
             }
-            headers
+            Template::new(headers)
         };
         let both = |encoding| [false, true].map(|vary| template(encoding, vary));
         HeaderTemplates {
-            // In `Encoding`'s declaration order (`respond` indexes by discriminant).
+            // In `Encoding`'s declaration order (`choose` indexes by discriminant).
             ok: [
                 Encoding::Identity,
                 Encoding::Brotli,
@@ -330,24 +360,75 @@ impl HeaderTemplates {
 /// Accept-Encoding` when the bytes are large enough to vary, and 304 when `If-None-Match`
 /// names the representation the client would get; the other headers from `templates`.
 pub fn respond(request: &HeaderMap, variants: &Variants, templates: &HeaderTemplates) -> Response {
-    let chosen = variants.get(negotiate(request));
-    let not_modified = none_match(request, chosen.etag.to_str().expect("etag is ASCII"));
+    let accept_encoding = values(request, header::ACCEPT_ENCODING);
+    let if_none_match = values(request, header::IF_NONE_MATCH);
+    choose(accept_encoding, if_none_match, variants, templates)
+        .into_response()
+        .map(Body::from)
+}
+
+/// [`respond`]'s choice, from the values of the request's `Accept-Encoding` and
+/// `If-None-Match`: the warm path reads them without a `HeaderMap`, and the warm connection
+/// writes the answer without one (`http::warm_connection`).
+pub fn choose<'h, 't>(
+    accept_encoding: impl Iterator<Item = &'h [u8]>,
+    if_none_match: impl Iterator<Item = &'h [u8]>,
+    variants: &Variants,
+    templates: &'t HeaderTemplates,
+) -> Chosen<'t> {
+    let chosen = variants.get(negotiate(accept_encoding));
+    let etag = chosen.etag.to_str().expect("etag is ASCII");
     let vary = usize::from(variants.compressible());
-    let (status, body, headers) = if not_modified {
-        let headers = &templates.not_modified[vary];
-        (StatusCode::NOT_MODIFIED, Body::empty(), headers)
+    if none_match(if_none_match, etag) {
+        Chosen {
+            status: StatusCode::NOT_MODIFIED,
+            etag: chosen.etag.clone(),
+            body: Bytes::new(),
+            template: &templates.not_modified[vary],
+        }
     } else {
-        let headers = &templates.ok[chosen.encoding as usize][vary];
-        (StatusCode::OK, Body::from(chosen.bytes.clone()), headers)
-    };
-    let mut response = Response::new(body);
-    *response.status_mut() = status;
-    let mut headers = headers.clone();
-    if let Some(etag) = headers.get_mut(header::ETAG) {
-        etag.clone_from(&chosen.etag);
+        Chosen {
+            status: StatusCode::OK,
+            etag: chosen.etag.clone(),
+            body: chosen.bytes.clone(),
+            template: &templates.ok[chosen.encoding as usize][vary],
+        }
     }
-    *response.headers_mut() = headers;
-    response
+}
+
+/// The answer [`choose`] picked: status, ETag, body and the headers of its kind.
+pub struct Chosen<'t> {
+    pub status: StatusCode,
+    pub etag: HeaderValue,
+    pub body: Bytes,
+    template: &'t Template,
+}
+
+impl Chosen<'_> {
+    /// As a response: the template's headers with the ETag set.
+    pub fn into_response(self) -> axum::http::Response<Bytes> {
+        let mut response = axum::http::Response::new(self.body);
+        *response.status_mut() = self.status;
+        let mut headers = self.template.headers.clone();
+        if let Some(etag) = headers.get_mut(header::ETAG) {
+            *etag = self.etag;
+        }
+        *response.headers_mut() = headers;
+        response
+    }
+
+    /// The header lines as HTTP/1.1 writes them (`name: value\r\n`), in the response's
+    /// order: the ETag first.
+    pub fn write_header_lines(&self, out: &mut Vec<u8>) {
+        for part in [
+            b"etag: ",
+            self.etag.as_bytes(),
+            b"\r\n",
+            &self.template.lines,
+        ] {
+            out.extend_from_slice(part);
+        }
+    }
 }
 
 /// Per-request compression for dynamic answers (`/stats`, `/games`, browse): the same
@@ -373,6 +454,11 @@ mod tests {
     static TEXT: LazyLock<HeaderTemplates> =
         LazyLock::new(|| HeaderTemplates::new("text/plain", "no-cache"));
 
+    /// The coding chosen for one `Accept-Encoding` value.
+    fn negotiated(value: &str) -> Encoding {
+        negotiate(std::iter::once(value.as_bytes()))
+    }
+
     fn accept(value: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
         headers.insert(
@@ -385,25 +471,25 @@ mod tests {
     #[test]
     fn negotiation_follows_q_values_and_the_servers_order_on_ties() {
         use Encoding::*;
-        assert_eq!(negotiate(&HeaderMap::new()), Identity);
-        assert_eq!(negotiate(&accept("")), Identity);
-        assert_eq!(negotiate(&accept("gzip")), Gzip);
-        assert_eq!(negotiate(&accept("x-gzip")), Gzip);
-        assert_eq!(negotiate(&accept("gzip, deflate, br")), Brotli);
-        assert_eq!(negotiate(&accept("gzip, br, zstd")), Brotli);
-        assert_eq!(negotiate(&accept("gzip, zstd")), Zstd);
-        assert_eq!(negotiate(&accept("br;q=0.5, gzip;q=0.8")), Gzip);
-        assert_eq!(negotiate(&accept("BR;Q=1.000, gzip;q=0.999")), Brotli);
-        assert_eq!(negotiate(&accept("br;q=0, gzip")), Gzip);
-        assert_eq!(negotiate(&accept("br;q=0, gzip;q=0")), Identity);
-        assert_eq!(negotiate(&accept("*")), Brotli);
-        assert_eq!(negotiate(&accept("*;q=0.5, br;q=0")), Zstd);
-        assert_eq!(negotiate(&accept("gzip;q=0.5, identity")), Identity);
-        assert_eq!(negotiate(&accept("gzip, identity;q=0")), Gzip);
-        assert_eq!(negotiate(&accept("deflate, compress")), Identity);
+        assert_eq!(negotiate(std::iter::empty()), Identity);
+        assert_eq!(negotiated(""), Identity);
+        assert_eq!(negotiated("gzip"), Gzip);
+        assert_eq!(negotiated("x-gzip"), Gzip);
+        assert_eq!(negotiated("gzip, deflate, br"), Brotli);
+        assert_eq!(negotiated("gzip, br, zstd"), Brotli);
+        assert_eq!(negotiated("gzip, zstd"), Zstd);
+        assert_eq!(negotiated("br;q=0.5, gzip;q=0.8"), Gzip);
+        assert_eq!(negotiated("BR;Q=1.000, gzip;q=0.999"), Brotli);
+        assert_eq!(negotiated("br;q=0, gzip"), Gzip);
+        assert_eq!(negotiated("br;q=0, gzip;q=0"), Identity);
+        assert_eq!(negotiated("*"), Brotli);
+        assert_eq!(negotiated("*;q=0.5, br;q=0"), Zstd);
+        assert_eq!(negotiated("gzip;q=0.5, identity"), Identity);
+        assert_eq!(negotiated("gzip, identity;q=0"), Gzip);
+        assert_eq!(negotiated("deflate, compress"), Identity);
         // A malformed q-value drops its item only.
-        assert_eq!(negotiate(&accept("br;q=2, gzip;q=0.1")), Gzip);
-        assert_eq!(negotiate(&accept("br;q=0.0001, gzip;q=0.1")), Gzip);
+        assert_eq!(negotiated("br;q=2, gzip;q=0.1"), Gzip);
+        assert_eq!(negotiated("br;q=0.0001, gzip;q=0.1"), Gzip);
     }
 
     #[test]
@@ -476,7 +562,7 @@ mod tests {
             let headers = response.headers();
             let encoding = headers.get(header::CONTENT_ENCODING);
             assert_eq!(encoding.map(|v| v.to_str().unwrap()), expected, "{asked}");
-            let chosen = variants.get(negotiate(&accept(asked)));
+            let chosen = variants.get(negotiated(asked));
             assert_eq!(headers[header::ETAG], chosen.etag, "{asked}");
             assert_eq!(headers[header::CONTENT_TYPE], "text/plain", "{asked}");
             assert_eq!(headers[header::CACHE_CONTROL], "no-cache", "{asked}");

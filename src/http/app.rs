@@ -4,12 +4,16 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::Request;
 use axum::response::{IntoResponse, Response};
+use hyper::body::Body as _;
 use tower::ServiceExt;
 
+use super::head::Head;
 use super::state::AppState;
+use super::warm::WarmAnswer;
 use super::{host, overload, router, warm};
 
 /// The whole HTTP service: warm immutable answers first ([`warm`]), every other request
@@ -35,15 +39,26 @@ impl App {
         request: Request<hyper::body::Incoming>,
         peer: SocketAddr,
     ) -> Result<Response, std::convert::Infallible> {
-        if let Err(refusal) = host::one_host(&request).and_then(|()| host::one_credential(&request))
-        {
+        let (head, body) = request.into_parts();
+        if let Err(refusal) = host::one_host(&head).and_then(|()| host::one_credential(&head)) {
             return Ok(refusal.into_response());
         }
-        if let Some(response) = self.warm.answer(&request).await {
-            return Ok(response);
+        if body.is_end_stream()
+            && let Some(answer) = self.warm.answer(&head).await
+        {
+            return Ok(answer.into_response().map(Body::from));
         }
-        let mut request = request;
+        let mut request = Request::from_parts(head, body);
         request.extensions_mut().insert(ConnectInfo(peer));
         self.router.oneshot(request).await
+    }
+
+    /// The warm answer to a request head without a body, which passes the checks every
+    /// request passes; `None` for any other (the router's, or a refusal).
+    pub async fn warm_answer(&self, head: &impl Head) -> Option<WarmAnswer> {
+        host::one_host(head)
+            .and_then(|()| host::one_credential(head))
+            .ok()?;
+        self.warm.answer(head).await
     }
 }

@@ -5,6 +5,7 @@
 pub mod app;
 pub mod auth;
 pub mod cors;
+pub mod head;
 pub mod host;
 // Test support only: the check of openapi.yaml's generated schemas.
 #[cfg(test)]
@@ -21,6 +22,7 @@ pub mod server;
 pub mod session;
 pub mod state;
 pub mod warm;
+pub mod warm_connection;
 
 pub use app::App;
 pub use state::AppState;

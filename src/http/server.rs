@@ -2,9 +2,11 @@
 //! header read timeout cannot take effect there; this loop builds them itself: HTTP/1.1
 //! with keep-alive, a deadline for each request head, a cap on the bytes a head may
 //! buffer, a write timeout, caps on open connections (all and per peer), the peer address
-//! for the rate limiters, and a graceful shutdown bounded by a grace period.
+//! for the rate limiters, and a graceful shutdown bounded by a grace period. Each
+//! connection's warm requests are answered before hyper takes it (`warm_connection`).
 
 use std::collections::HashMap;
+use std::error::Error;
 use std::future::Future;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
@@ -13,14 +15,15 @@ use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tokio_io_timeout::TimeoutStream;
 
 use crate::config::{HYPER_MAX_HEADERS, HttpArgs};
 use crate::http::app::App;
+use crate::http::warm_connection::{self, Ended, HeadLimits, Rewind};
 
 /// Serves `app` on `listener` until `shutdown` resolves: then stops accepting, lets every
 /// open connection finish its request in flight (no new ones on kept-alive connections)
@@ -41,9 +44,15 @@ pub async fn serve_connections(
     if limits.http_max_headers != HYPER_MAX_HEADERS {
         http.max_headers(limits.http_max_headers as usize);
     }
+    let head_limits = HeadLimits {
+        read_timeout: Duration::from_millis(limits.http_header_read_timeout_ms),
+        max_bytes: limits.http_max_header_bytes as usize,
+        max_fields: limits.http_max_headers as usize,
+    };
     let too_large: Arc<str> = head_too_large(limits).into();
     let open = OpenConnections::new(limits);
-    let connections = GracefulShutdown::new();
+    // Changed once, at shutdown; closed when every connection has dropped its receiver.
+    let (stopping, stop) = watch::channel(());
     let mut tasks = JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -60,21 +69,36 @@ pub async fn serve_connections(
         // hyper has no write timeout: a client that stops reading would hold the
         // connection and its buffered answer forever.
         stream.set_write_timeout(Some(Duration::from_millis(limits.http_write_timeout_ms)));
-        let app = app.clone();
-        let service = hyper::service::service_fn(move |request| app.clone().call(request, peer));
-        let connection =
-            connections.watch(http.serve_connection(TokioIo::new(Box::pin(stream)), service));
+        let connection = Connection {
+            app: app.clone(),
+            http: http.clone(),
+            head_limits,
+            stop: stop.clone(),
+        };
         tasks.spawn(async move {
             let _slot = slot;
-            if let Err(error) = connection.await {
+            if let Err(error) = connection.serve(Box::pin(stream), peer).await {
                 // Clients hanging up and header or write timeouts end up here; none is ours.
                 tracing::debug!(%peer, "connection ended: {error}");
             }
         });
     }
     drop(listener);
-    let grace = Duration::from_millis(limits.http_shutdown_grace_ms);
-    if tokio::time::timeout(grace, connections.shutdown())
+    drop(stop);
+    close_all(
+        stopping,
+        tasks,
+        Duration::from_millis(limits.http_shutdown_grace_ms),
+    )
+    .await;
+    Ok(())
+}
+
+/// Tells every connection to finish (an idle one closes at once, a busy one after its
+/// answer), waits for them for at most `grace`, then closes the rest.
+async fn close_all(stopping: watch::Sender<()>, mut tasks: JoinSet<()>, grace: Duration) {
+    let _ = stopping.send(());
+    if tokio::time::timeout(grace, stopping.closed())
         .await
         .is_err()
     {
@@ -84,7 +108,48 @@ pub async fn serve_connections(
         );
     }
     tasks.shutdown().await;
-    Ok(())
+}
+
+/// What one connection is served with.
+struct Connection {
+    app: App,
+    http: http1::Builder,
+    head_limits: HeadLimits,
+    /// Changes when the server shuts down.
+    stop: watch::Receiver<()>,
+}
+
+impl Connection {
+    /// Warm requests first (`warm_connection`), then hyper from the first other request
+    /// on; at shutdown an idle connection closes, a busy one after its answer.
+    async fn serve<S>(
+        mut self,
+        mut stream: S,
+        peer: SocketAddr,
+    ) -> Result<(), Box<dyn Error + Send + Sync>>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let unread =
+            match warm_connection::serve(&mut stream, &self.app, self.head_limits, &mut self.stop)
+                .await?
+            {
+                Ended::Closed => return Ok(()),
+                Ended::HandOff(unread) => unread,
+            };
+        let app = self.app;
+        let service = hyper::service::service_fn(move |request| app.clone().call(request, peer));
+        let io = TokioIo::new(Rewind::new(unread, stream));
+        let mut connection = std::pin::pin!(self.http.serve_connection(io, service));
+        tokio::select! {
+            served = connection.as_mut() => served?,
+            _ = self.stop.changed() => {
+                connection.as_mut().graceful_shutdown();
+                connection.await?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The detail of a 431. hyper answers 431 for either cap on a request head and says not

@@ -21,17 +21,16 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
-use hyper::body::{Body as _, Incoming};
+use axum::body::Bytes;
+use axum::http::{HeaderValue, Method, Response, StatusCode, header};
 
+use super::head::Head;
 use super::overload::Overload;
 use super::params;
-use super::problem::ApiError;
 use super::routes::bench_bytes as bench;
-use super::routes::levels::{JSON, level_address, level_answer};
+use super::routes::levels::{JSON, level_address};
 use super::state::AppState;
-use crate::compression::respond;
+use crate::compression::{Chosen, HeaderTemplates, Variants, choose};
 use crate::metrics::RequestSeries;
 
 const LEVEL_ROUTE: &str = "/levels/{difficulty}/{seed}";
@@ -67,13 +66,14 @@ impl WarmPath {
         }
     }
 
-    /// The answer to `request` if it is a warm one; `None` sends it to the router.
-    pub(super) async fn answer(&self, request: &Request<Incoming>) -> Option<Response> {
+    /// The answer to `request`, a request head without a body, if it is a warm one;
+    /// `None` sends it to the router.
+    pub(super) async fn answer(&self, request: &impl Head) -> Option<WarmAnswer> {
         let started = Instant::now();
-        if !self.plain_get(request) {
+        if !plain_get(request) {
             return None;
         }
-        let path = request.uri().path();
+        let path = request.path();
         if let Some(rest) = path.strip_prefix("/levels/") {
             self.level(request, rest, started).await
         } else if let Some(size) = path.strip_prefix("/bench/bytes/") {
@@ -85,20 +85,12 @@ impl WarmPath {
         }
     }
 
-    /// A GET without a body, and requests are not being logged one by one (the router's
-    /// trace layer does that at debug level).
-    fn plain_get(&self, request: &Request<Incoming>) -> bool {
-        request.method() == axum::http::Method::GET
-            && request.body().is_end_stream()
-            && !tracing::enabled!(target: "tower_http::trace::on_request", tracing::Level::DEBUG)
-    }
-
     async fn level(
         &self,
-        request: &Request<Incoming>,
+        request: &impl Head,
         difficulty_and_seed: &str,
         started: Instant,
-    ) -> Option<Response> {
+    ) -> Option<WarmAnswer> {
         let (difficulty, seed) = difficulty_and_seed.split_once('/')?;
         if [difficulty, seed]
             .iter()
@@ -108,40 +100,34 @@ impl WarmPath {
         }
         let cors = !self.state.cors_origins.is_empty();
         // A browser's cross-origin request gets its CORS headers from the router.
-        if cors && request.headers().contains_key(axum::http::header::ORIGIN) {
+        if cors && request.has("origin") {
             return None;
         }
-        let game = game_parameter(request.uri().query())?;
+        let game = game_parameter(request.query())?;
         let (_, key) = level_address(&self.state, difficulty, seed, game).ok()?;
         let _slot = self.overload.try_slot()?;
         let level = self.state.levels.cached(&key).await?;
         crate::metrics::cache(true);
-        Some(respond_and_count(&self.level, started, || {
-            let mut response = level_answer(request.headers(), &level);
-            if cors {
-                // A cache in front must not hand this answer to a browser of another origin.
-                response.headers_mut().append(
-                    axum::http::header::VARY,
-                    axum::http::HeaderValue::from_static("origin"),
-                );
-            }
-            response
-        }))
+        // With CORS, a cache in front must not hand this answer to a browser of another
+        // origin.
+        respond_and_count(&self.level, started, || {
+            WarmAnswer::new(request, &level.body, &JSON, cors)
+        })
     }
 
     /// `{slug}/v/{version}` or `{slug}/v/{version}/{n}` of a version in memory, without a
     /// query.
     async fn collection(
         &self,
-        request: &Request<Incoming>,
+        request: &impl Head,
         rest: &str,
         started: Instant,
-    ) -> Option<Response> {
-        if request.uri().query().is_some() || rest.contains('%') {
+    ) -> Option<WarmAnswer> {
+        if request.query().is_some() || rest.contains('%') {
             return None;
         }
         let cors = !self.state.cors_origins.is_empty();
-        if cors && request.headers().contains_key(axum::http::header::ORIGIN) {
+        if cors && request.has("origin") {
             return None;
         }
         let (slug, rest) = rest.split_once("/v/")?;
@@ -169,27 +155,20 @@ impl WarmPath {
             }
         };
         let _slot = self.overload.try_slot()?;
-        Some(respond_and_count(series, started, || {
-            let mut response = respond(request.headers(), body, &JSON);
-            if cors {
-                response.headers_mut().append(
-                    axum::http::header::VARY,
-                    axum::http::HeaderValue::from_static("origin"),
-                );
-            }
-            response
-        }))
+        respond_and_count(series, started, || {
+            WarmAnswer::new(request, body, &JSON, cors)
+        })
     }
 
-    fn bytes(&self, request: &Request<Incoming>, size: &str, started: Instant) -> Option<Response> {
-        if !self.state.bench_routes || request.uri().query().is_some() {
+    fn bytes(&self, request: &impl Head, size: &str, started: Instant) -> Option<WarmAnswer> {
+        if !self.state.bench_routes || request.query().is_some() {
             return None;
         }
         let size = size.parse().ok().filter(|&n| n <= bench::MAX_BYTES)?;
         let _slot = self.overload.try_slot()?;
-        Some(respond_and_count(&self.bytes, started, || {
-            respond(request.headers(), &bench::body(size), &JSON)
-        }))
+        respond_and_count(&self.bytes, started, || {
+            WarmAnswer::new(request, &bench::body(size), &JSON, false)
+        })
     }
 }
 
@@ -207,19 +186,74 @@ fn game_parameter(query: Option<&str>) -> Option<Option<&str>> {
     plain.then_some(Some(name))
 }
 
-/// `respond()`, counted in `series` (200 or 304); with the router's guard against a panic:
-/// then 500, as its catch-panic layer answers, and as there no request series counts it.
+/// A GET, and requests are not being logged one by one (the router's trace layer does that
+/// at debug level).
+fn plain_get(request: &impl Head) -> bool {
+    request.method() == Method::GET
+        && !tracing::enabled!(target: "tower_http::trace::on_request", tracing::Level::DEBUG)
+}
+
+/// `respond()`, counted in `series` (200 or 304). A panic sends the request to the router,
+/// whose catch-panic layer answers it (500) when its handler panics the same way.
 fn respond_and_count(
     series: &[RequestSeries; 2],
     started: Instant,
-    respond: impl FnOnce() -> Response,
-) -> Response {
-    let Ok(response) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(respond)) else {
-        return ApiError::Internal("the handler panicked".into()).into_response();
-    };
-    let not_modified = response.status() == axum::http::StatusCode::NOT_MODIFIED;
+    respond: impl FnOnce() -> WarmAnswer,
+) -> Option<WarmAnswer> {
+    let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(respond)).ok()?;
+    let not_modified = answer.chosen.status == StatusCode::NOT_MODIFIED;
     series[usize::from(not_modified)].record(started);
-    response
+    Some(answer)
+}
+
+/// A warm answer: the handler's choice of representation (`compression::respond`), and
+/// with CORS configured, `Vary: Origin`.
+pub struct WarmAnswer {
+    chosen: Chosen<'static>,
+    vary_origin: bool,
+}
+
+impl WarmAnswer {
+    fn new(
+        request: &impl Head,
+        variants: &Variants,
+        templates: &'static HeaderTemplates,
+        vary_origin: bool,
+    ) -> WarmAnswer {
+        let accept_encoding = request.values("accept-encoding");
+        let if_none_match = request.values("if-none-match");
+        WarmAnswer {
+            chosen: choose(accept_encoding, if_none_match, variants, templates),
+            vary_origin,
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.chosen.status
+    }
+
+    pub fn body(&self) -> &Bytes {
+        &self.chosen.body
+    }
+
+    /// As the router's handler answers.
+    pub fn into_response(self) -> Response<Bytes> {
+        let mut response = self.chosen.into_response();
+        if self.vary_origin {
+            response
+                .headers_mut()
+                .append(header::VARY, HeaderValue::from_static("origin"));
+        }
+        response
+    }
+
+    /// The header lines as HTTP/1.1 writes them, in the order of [`Self::into_response`]'s.
+    pub fn write_header_lines(&self, out: &mut Vec<u8>) {
+        self.chosen.write_header_lines(out);
+        if self.vary_origin {
+            out.extend_from_slice(b"vary: origin\r\n");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -725,3 +725,24 @@ impl Proxy {
         self.accept_on(listener).await;
     }
 }
+
+/// Reads one HTTP/1.1 answer (head and `Content-Length` body) from a kept-alive connection.
+pub async fn read_answer(stream: &mut tokio::io::BufReader<TcpStream>) -> String {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let mut head = String::new();
+    while !head.ends_with("\r\n\r\n") {
+        let read = stream.read_line(&mut head).await.unwrap();
+        assert!(read > 0, "closed in the middle of an answer: {head}");
+    }
+    let length: usize = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse().unwrap())
+        })
+        .expect("Content-Length");
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).await.unwrap();
+    head + &String::from_utf8(body).unwrap()
+}

@@ -3,7 +3,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestDatabase, client};
+use crate::helpers::{TestApp, TestDatabase, client, read_answer};
 
 #[tokio::test]
 async fn level_is_cacheable_forever_and_304s() {
@@ -490,5 +490,48 @@ async fn warm_answers_match_the_routers_header_for_header() {
             "{coding}"
         );
     }
+    app.stop().await;
+}
+
+/// Warm requests are answered on the connection before hyper sees it
+/// (src/http/warm_connection.rs); the first other request hands the connection to hyper
+/// with the bytes it has not consumed. Pipelined, split into single bytes or mixed, every
+/// request gets its answer, in order, on one connection.
+#[tokio::test]
+async fn one_connection_carries_warm_and_routed_requests_in_order() {
+    use tokio::io::AsyncWriteExt;
+    let app = TestApp::spawn().await;
+    let warm = "GET /levels/easy/3?game=fruit HTTP/1.1\r\nHost: x\r\n\r\n";
+    let level = app.get("/levels/easy/3?game=fruit").await;
+    assert_eq!(level.status, 200, "generated, then in memory");
+    let level = level.json();
+    let routed = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    let refused = "GET /levels/easy/3?game=fruit HTTP/1.1\r\n\r\n"; // no Host: 400
+
+    let mut stream = tokio::net::TcpStream::connect(app.address()).await.unwrap();
+    // Byte by byte, then two warm and one routed in one write, then warm again (now hyper's).
+    for byte in warm.as_bytes() {
+        stream.write_all(&[*byte]).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    stream
+        .write_all(format!("{warm}{warm}{routed}{warm}{refused}").as_bytes())
+        .await
+        .unwrap();
+    let mut stream = tokio::io::BufReader::new(stream);
+    let mut answers = Vec::new();
+    for _ in 0..6 {
+        let answer = read_answer(&mut stream).await;
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+        let status: u16 = head[9..12].parse().unwrap();
+        answers.push((status, serde_json::from_str::<Value>(body).unwrap()));
+    }
+    let statuses: Vec<u16> = answers.iter().map(|(status, _)| *status).collect();
+    assert_eq!(statuses, [200, 200, 200, 200, 200, 400]);
+    for warm in [0, 1, 2, 4] {
+        assert_eq!(answers[warm].1, level, "answer {warm}");
+    }
+    assert_eq!(answers[3].1["status"], "ok", "{}", answers[3].1);
+    assert_eq!(answers[5].1["status"], 400, "{}", answers[5].1);
     app.stop().await;
 }

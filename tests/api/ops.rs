@@ -8,7 +8,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 
-use crate::helpers::{Proxy, TestApp, TestDatabase, client};
+use crate::helpers::{Proxy, TestApp, TestDatabase, client, read_answer};
 
 /// Sum of the samples of `name` whose labels include every pair of `labels`.
 fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
@@ -474,27 +474,6 @@ async fn cold_generation_is_rate_limited_per_client() {
     server.stop().await;
 }
 
-/// Reads one HTTP/1.1 answer (head and `Content-Length` body) from a kept-alive connection.
-async fn read_answer(stream: &mut tokio::io::BufReader<TcpStream>) -> String {
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
-    let mut head = String::new();
-    while !head.ends_with("\r\n\r\n") {
-        let read = stream.read_line(&mut head).await.unwrap();
-        assert!(read > 0, "closed in the middle of an answer: {head}");
-    }
-    let length: usize = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse().unwrap())
-        })
-        .expect("Content-Length");
-    let mut body = vec![0; length];
-    stream.read_exact(&mut body).await.unwrap();
-    head + &String::from_utf8(body).unwrap()
-}
-
 /// Waits (at most 5 s) until the server closes `reader`'s connection; the time from
 /// `started` until then.
 async fn time_until_closed(
@@ -573,6 +552,23 @@ async fn kept_alive_connections_serve_many_requests_then_idle_out() {
     // Waiting for the next request head counts against the same deadline.
     let idle = time_until_closed(connection, Instant::now()).await;
     assert!(idle < Duration::from_secs(2), "{idle:?}");
+
+    // The same for a connection whose requests are all warm (answered before hyper).
+    assert_eq!(server.get("/levels/easy/1").await.status, 200);
+    let mut connection = tokio::io::BufReader::new(TcpStream::connect(&address).await.unwrap());
+    for _ in 0..3 {
+        let request = b"GET /levels/easy/1 HTTP/1.1\r\nHost: x\r\n\r\n";
+        connection.get_mut().write_all(request).await.unwrap();
+        let answer = read_answer(&mut connection).await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.ends_with('}'), "{answer}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let idle = time_until_closed(connection, Instant::now()).await;
+    assert!(
+        idle >= Duration::from_millis(150) && idle < Duration::from_secs(2),
+        "{idle:?}"
+    );
     server.stop().await;
 }
 
