@@ -40,7 +40,7 @@ impl App {
         peer: SocketAddr,
     ) -> Result<Response, std::convert::Infallible> {
         let (head, body) = request.into_parts();
-        if let Err(refusal) = host::one_host(&head).and_then(|()| host::one_credential(&head)) {
+        if let Err(refusal) = host::checked(&head) {
             return Ok(refusal.into_response());
         }
         if body.is_end_stream()
@@ -56,9 +56,7 @@ impl App {
     /// The warm answer to a request head without a body, which passes the checks every
     /// request passes; `None` for any other (the router's, or a refusal).
     pub async fn warm_answer(&self, head: &impl Head) -> Option<WarmAnswer> {
-        host::one_host(head)
-            .and_then(|()| host::one_credential(head))
-            .ok()?;
+        host::checked(head).ok()?;
         self.warm.answer(head).await
     }
 }

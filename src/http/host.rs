@@ -4,6 +4,11 @@
 use super::head::Head;
 use super::problem::ApiError;
 
+/// Both checks below: the first refusal, if any.
+pub fn checked(request: &impl Head) -> Result<(), ApiError> {
+    one_host(request).and_then(|()| one_credential(request))
+}
+
 /// RFC 9112 §3.2: 400 for an HTTP/1.1 request without `Host`, and for any request with
 /// more than one or with one that is not `host[:port]` (empty is allowed). hyper checks
 /// none of it.

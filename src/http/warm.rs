@@ -8,9 +8,11 @@
 //! the route services cloned and boxed layer by layer, the app state cloned, the headers
 //! copied, the path and query deserialized into owned strings, metrics labels built and
 //! hashed, the body collected. Here it pays for none of that and keeps every guarantee:
-//! the answer comes from the same [`respond`] as the handler's (Content-Type, ETag per
-//! coding, Vary, Cache-Control, 304), it takes an in-flight slot of the same overload
-//! guard, and it counts the same request and cache series.
+//! the answer is the handler's choice (`compression::choose`, which `compression::respond`
+//! makes for the handler: Content-Type, ETag per coding, Vary, Cache-Control, 304), it
+//! takes an in-flight slot of the same overload guard, it counts the same request and
+//! cache series, and a panic sends the request to the router, whose catch-panic layer
+//! answers it.
 //!
 //! Whatever is not plainly such a request goes to the router unchanged: a browser's
 //! cross-origin request when CORS is configured (the router's CORS layer answers it),
