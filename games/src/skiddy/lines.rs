@@ -123,8 +123,22 @@ impl<'a> LineMoves<'a> {
     ///
     /// # Safety
     /// The CPU must have BMI1 and BMI2.
-    #[inline(always)]
+    #[cfg(test)]
     pub unsafe fn tilts(&mut self, state: State) -> [State; 4] {
+        let mut moves = [state; 4];
+        // SAFETY: the caller has BMI2.
+        unsafe { self.each_tilt(state, |d, next| moves[d] = next) };
+        moves
+    }
+
+    /// Each of the four moves of `state` handed to `take` as soon as it is known, in
+    /// `Dir::ALL` order: the caller stores each before the next is computed, so that
+    /// fewer of them are kept in registers (or spilled) at once.
+    ///
+    /// # Safety
+    /// The CPU must have BMI1 and BMI2.
+    #[inline(always)]
+    pub unsafe fn each_tilt(&mut self, state: State, mut take: impl FnMut(usize, State)) {
         let occupied = state.occupied();
         let crates = state.mask(CRATE);
         let contents = u64::from(occupied) | u64::from(crates) << 32;
@@ -145,12 +159,10 @@ impl<'a> LineMoves<'a> {
         ];
         // SAFETY: as above.
         unsafe {
-            [
-                self.finish::<0>(state, occupied, crates, ends[0]),
-                self.finish::<1>(state, occupied, crates, ends[1]),
-                self.finish::<2>(state, occupied, crates, ends[2]),
-                self.finish::<3>(state, occupied, crates, ends[3]),
-            ]
+            take(0, self.finish::<0>(state, occupied, crates, ends[0]));
+            take(1, self.finish::<1>(state, occupied, crates, ends[1]));
+            take(2, self.finish::<2>(state, occupied, crates, ends[2]));
+            take(3, self.finish::<3>(state, occupied, crates, ends[3]));
         }
     }
 

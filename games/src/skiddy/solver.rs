@@ -130,24 +130,28 @@ fn explore_by_lines(board: &Board, start: State, limits: &Limits) -> Result<Grap
     explore_with(super::lines::LineMoves::new(board), start, limits)
 }
 
-/// The four moves of a state, in `Dir::ALL` order.
+/// The four moves of a state.
 trait Moves {
-    fn tilts(&mut self, state: State) -> [State; 4];
+    /// Hands each move to `take` with its direction's index, in `Dir::ALL` order.
+    fn each_tilt(&mut self, state: State, take: impl FnMut(usize, State));
 }
 
 impl Moves for &Board {
     #[inline(always)]
-    fn tilts(&mut self, state: State) -> [State; 4] {
+    fn each_tilt(&mut self, state: State, mut take: impl FnMut(usize, State)) {
         Board::tilts(self, state)
+            .into_iter()
+            .enumerate()
+            .for_each(|(d, next)| take(d, next));
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 impl Moves for super::lines::LineMoves<'_> {
     #[inline(always)]
-    fn tilts(&mut self, state: State) -> [State; 4] {
+    fn each_tilt(&mut self, state: State, take: impl FnMut(usize, State)) {
         // SAFETY: line tables are made only in `explore_by_lines`, run with BMI2.
-        unsafe { super::lines::LineMoves::tilts(self, state) }
+        unsafe { super::lines::LineMoves::each_tilt(self, state, take) }
     }
 }
 
@@ -247,9 +251,10 @@ impl Batch {
         limits: &Limits,
     ) -> Result<(), Exhausted> {
         self.states = from..(from + BATCH).min(graph.keys.len());
-        self.found = 0;
+        // Counted in a local: kept in the struct, it was reloaded after every store.
+        let mut found = 0;
         for (k, u) in self.states.clone().enumerate() {
-            self.starts[k] = self.found as u8;
+            self.starts[k] = found as u8;
             self.moves[k] = 0;
             if graph.info[u] & WIN != 0 {
                 continue;
@@ -258,18 +263,19 @@ impl Batch {
             limits.tick(graph.expanded)?;
             let state = graph.keys[u];
             let mut changed = 0;
-            for (d, next) in moves.tilts(state).into_iter().enumerate() {
+            moves.each_tilt(state, |d, next| {
                 if next != state {
                     let hash = hash(next);
-                    self.successors[self.found] = next;
-                    self.hashes[self.found] = hash;
-                    self.found += 1;
+                    self.successors[found] = next;
+                    self.hashes[found] = hash;
+                    found += 1;
                     index.prefetch(hash);
                     changed |= 1 << d;
                 }
-            }
+            });
             self.moves[k] = changed;
         }
+        self.found = found;
         Ok(())
     }
 
