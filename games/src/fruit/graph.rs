@@ -38,6 +38,7 @@ const MOVES_SHIFT: u32 = 4;
 
 /// The full reachable graph from a start state; ids are in breadth-first order, the
 /// start is 0.
+#[cfg_attr(test, derive(PartialEq))]
 pub struct Graph {
     /// Packed keys of `stride` words, by id; [`Graph::forget_states`] frees them.
     keys: Vec<u32>,
@@ -69,7 +70,9 @@ pub struct Codec<P, U> {
 /// into its output row; `is_win` marks terminal winning states (not expanded further).
 /// The state width `W` and key width `K` are constants (a caller with widths known only
 /// at run time matches on them) so that the tilt and the index work on arrays of known
-/// length.
+/// length. Inlined into each caller, so that a caller compiled for more instructions
+/// has the search use them.
+#[inline(always)]
 pub fn explore<const W: usize, const K: usize>(
     start: &[u64; W],
     limits: &Limits,

@@ -251,3 +251,38 @@ fn solution_and_dead_ends_match_the_distances() {
         assert_eq!(graph.dead_ends(), graph.dead_ends_by_distance(&dist));
     }
 }
+
+/// The portable search and the one compiled with the bit instructions build the same
+/// graph, state for state and edge for edge (a CPU without them takes the first; this
+/// one takes the second, so only this test runs the first here).
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn both_routes_build_the_same_graph() {
+    if !bit_instructions() {
+        return;
+    }
+    let limits = Limits::states(1_000_000);
+    let mut levels = vec![Fruit::bench_level()];
+    for difficulty in Difficulty::ALL {
+        for seed in 1..=5 {
+            levels.push(
+                crate::game::generate_level::<Fruit>(difficulty, seed, limits.stop)
+                    .unwrap()
+                    .level,
+            );
+        }
+    }
+    for lv in &levels {
+        let (board, start) = Board::compile(lv);
+        let portable = at_width!(explore_with(&board, start.as_slice(), &limits)).unwrap();
+        // SAFETY: the instructions were just detected.
+        let bits = unsafe {
+            at_width!(explore_with_bit_instructions(
+                &board,
+                start.as_slice(),
+                &limits
+            ))
+        };
+        assert!(portable == bits.unwrap(), "{:?}", lv.grid);
+    }
+}
