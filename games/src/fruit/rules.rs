@@ -226,7 +226,13 @@ impl Board {
         board.compile_steps(&level.one_ways);
         let mut anteaters = level.anteaters.clone();
         anteaters.sort_by_key(|a| (a.y, a.x));
-        board.tongues = anteaters.iter().map(|a| board.tongue(a)).collect();
+        // A tongue with room for only the cell in front never pulls: whatever it sees
+        // first is already there.
+        board.tongues = anteaters
+            .iter()
+            .map(|a| board.tongue(a))
+            .filter(|t| t.ray != t.front)
+            .collect();
         (board, state)
     }
 
@@ -1022,6 +1028,22 @@ mod tests {
             [
                 "#######", "#Aa...#", "#.....#", "#.....#", "#....a#", "#######"
             ]
+        );
+    }
+
+    #[test]
+    fn an_anteater_with_room_for_one_cell_pulls_nothing_and_is_left_out() {
+        let lv = level(
+            &["#######", "#A.b..#", "#..a..#", "##..ab#", "#######"],
+            &[],
+            &[(1, 1, D)],
+        );
+        let (board, _) = Board::compile(&lv);
+        assert!(board.tongues.is_empty());
+        // An `a` slides into the cell in front of the anteater and stays there.
+        assert_eq!(
+            tilt_rows(&lv, L).unwrap(),
+            ["#######", "#Ab...#", "#a....#", "##ab..#", "#######"]
         );
     }
 
