@@ -131,9 +131,9 @@ impl<'a> LineMoves<'a> {
         moves
     }
 
-    /// Each of the four moves of `state` handed to `take` as soon as it is known, in
-    /// `Dir::ALL` order: the caller stores each before the next is computed, so that
-    /// fewer of them are kept in registers (or spilled) at once.
+    /// Each of the four moves of `state` that changes something handed to `take` as soon
+    /// as it is known, in `Dir::ALL` order: the caller stores each before the next is
+    /// computed, so that fewer of them are kept in registers (or spilled) at once.
     ///
     /// # Safety
     /// The CPU must have BMI1 and BMI2.
@@ -159,10 +159,18 @@ impl<'a> LineMoves<'a> {
         ];
         // SAFETY: as above.
         unsafe {
-            take(0, self.finish::<0>(state, occupied, crates, ends[0]));
-            take(1, self.finish::<1>(state, occupied, crates, ends[1]));
-            take(2, self.finish::<2>(state, occupied, crates, ends[2]));
-            take(3, self.finish::<3>(state, occupied, crates, ends[3]));
+            if let Some(next) = self.finish::<0>(state, occupied, crates, ends[0]) {
+                take(0, next);
+            }
+            if let Some(next) = self.finish::<1>(state, occupied, crates, ends[1]) {
+                take(1, next);
+            }
+            if let Some(next) = self.finish::<2>(state, occupied, crates, ends[2]) {
+                take(2, next);
+            }
+            if let Some(next) = self.finish::<3>(state, occupied, crates, ends[3]) {
+                take(3, next);
+            }
         }
     }
 
@@ -225,7 +233,8 @@ impl<'a> LineMoves<'a> {
     }
 
     /// The move toward `D` given its new occupancy `ends` (pieces only, as if nothing
-    /// exits or is pushed): the codes carried along, then the exit and push tests.
+    /// exits or is pushed): the codes carried along, then the exit and push tests;
+    /// `None` when the move changes nothing.
     #[inline(always)]
     unsafe fn finish<const D: usize>(
         &self,
@@ -233,7 +242,7 @@ impl<'a> LineMoves<'a> {
         occupied: u32,
         crates: u32,
         half: u32,
-    ) -> State {
+    ) -> Option<State> {
         let ends = half & CELLS;
         let moved = if ends == occupied {
             state
@@ -258,18 +267,22 @@ impl<'a> LineMoves<'a> {
             }
             moved
         };
+        let changed = |next: State| (next != state).then_some(next);
         if half & PUSH != 0 && self.board.pushes::<D>(crates, ends, moved) {
             // SAFETY: the caller has the bit instructions.
-            return unsafe { tilt_out_of_line::<D>(self.board, state) };
+            return changed(unsafe { tilt_out_of_line::<D>(self.board, state) });
         }
         if half & EXIT != 0 {
             let (on_floor, in_pit) = self.exits::<D>(state, moved);
             if on_floor | in_pit != 0 {
                 // SAFETY: as above.
-                return unsafe { exit_out_of_line::<D>(self, state, moved, on_floor, in_pit) };
+                return changed(unsafe {
+                    exit_out_of_line::<D>(self, state, moved, on_floor, in_pit)
+                });
             }
         }
-        moved
+        // Without a push or an exit, the pieces moved exactly when the cells changed.
+        (ends != occupied).then_some(moved)
     }
 }
 

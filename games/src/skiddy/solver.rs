@@ -132,17 +132,19 @@ fn explore_by_lines(board: &Board, start: State, limits: &Limits) -> Result<Grap
 
 /// The four moves of a state.
 trait Moves {
-    /// Hands each move to `take` with its direction's index, in `Dir::ALL` order.
+    /// Hands each move that changes something to `take` with its direction's index, in
+    /// `Dir::ALL` order.
     fn each_tilt(&mut self, state: State, take: impl FnMut(usize, State));
 }
 
 impl Moves for &Board {
     #[inline(always)]
     fn each_tilt(&mut self, state: State, mut take: impl FnMut(usize, State)) {
-        Board::tilts(self, state)
-            .into_iter()
-            .enumerate()
-            .for_each(|(d, next)| take(d, next));
+        for (d, next) in Board::tilts(self, state).into_iter().enumerate() {
+            if next != state {
+                take(d, next);
+            }
+        }
     }
 }
 
@@ -264,14 +266,12 @@ impl Batch {
             let state = graph.keys[u];
             let mut changed = 0;
             moves.each_tilt(state, |d, next| {
-                if next != state {
-                    let hash = hash(next);
-                    self.successors[found] = next;
-                    self.hashes[found] = hash;
-                    found += 1;
-                    index.prefetch(hash);
-                    changed |= 1 << d;
-                }
+                let hash = hash(next);
+                self.successors[found] = next;
+                self.hashes[found] = hash;
+                found += 1;
+                index.prefetch(hash);
+                changed |= 1 << d;
             });
             self.moves[k] = changed;
         }
