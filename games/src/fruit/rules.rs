@@ -9,7 +9,6 @@ use super::{Arrow, FruitLevel};
 
 pub const STRIDE: usize = 8;
 const NONE: u8 = u8::MAX;
-const NOT_COL0: u64 = !0x0101_0101_0101_0101;
 pub const FRUIT_LETTERS: &str = "abcdefgh";
 
 #[inline]
@@ -701,10 +700,12 @@ pub fn unpack_any(key: &[u32], words: usize) -> Vec<u64> {
     by_width!(1 2 3 4 5 6 7 8 9)
 }
 
-/// Whether a colour's two fruits stand orthogonally next to each other.
+/// Whether a colour's two fruits stand orthogonally next to each other. Fruit stands on
+/// columns 1 to 6 only (the outer ring is wall, and a board is at most 8 wide), so a
+/// shift by one never carries a fruit into the next row.
 #[inline]
 pub fn has_adjacent_pair(word: u64) -> bool {
-    word & ((word << 1) & NOT_COL0 | word << 8) != 0
+    word & (word << 1 | word << 8) != 0
 }
 
 fn neighbour_table(w: usize, h: usize) -> [[u8; 64]; 4] {
