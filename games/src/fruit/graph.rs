@@ -55,6 +55,8 @@ pub struct Graph {
     layers: Vec<u32>,
     /// The depth of the nearest win.
     par: Option<u32>,
+    /// The winning states, by id.
+    wins: Vec<u32>,
     /// States whose moves were computed (every non-winning state).
     pub expanded: u64,
 }
@@ -147,6 +149,7 @@ impl<const K: usize> Search<K> {
                 marks: Vec::with_capacity(room / MARK + 1),
                 layers: Vec::new(),
                 par: None,
+                wins: Vec::new(),
                 expanded: 0,
             },
             keys: Vec::with_capacity(room),
@@ -177,6 +180,9 @@ impl<const K: usize> Search<K> {
     /// Appends the state [`Search::intern`] just entered.
     #[inline(always)]
     fn add(&mut self, key: &[u32; K], win: bool) {
+        if win {
+            self.graph.wins.push(self.graph.info.len() as u32);
+        }
         self.keys.push(*key);
         self.graph.info.push(u8::from(win) * WIN);
     }
@@ -328,37 +334,30 @@ impl Graph {
         Preds::of_rows(self.len(), self.len(), &self.succ, |u| self.moves(u))
     }
 
-    /// Per state, whether a win is reachable from it (a win reaches itself): what the
-    /// dead ends need of the distances. A search back from the wins over the predecessor
-    /// lists, with no layers kept: each state is marked once, and the marks are the
-    /// answer.
-    fn winnable(&self) -> Vec<bool> {
+    /// Non-winning states from which no win is reachable: a search back from the wins
+    /// over the predecessor lists marks each state that reaches one once, in a queue of
+    /// a slot per state, and the states it never queues are the dead ends (a win queues
+    /// itself).
+    pub fn dead_ends(&self) -> u64 {
         let n = self.len();
         let preds = self.predecessors();
         let mut won: Vec<bool> = memory::zeroed(n);
-        let mut stack: Vec<u32> = Vec::new();
-        for (u, won) in won.iter_mut().enumerate() {
-            if self.is_win(u) {
-                *won = true;
-                stack.push(u as u32);
-            }
+        let mut queue: Vec<u32> = Vec::with_capacity(n);
+        for &w in &self.wins {
+            won[w as usize] = true;
+            queue.push(w);
         }
-        while let Some(v) = stack.pop() {
-            let v = v as usize;
-            for &u in preds.of(v) {
+        let mut head = 0;
+        while let Some(&v) = queue.get(head) {
+            head += 1;
+            for &u in preds.of(v as usize) {
                 if !won[u as usize] {
                     won[u as usize] = true;
-                    stack.push(u);
+                    queue.push(u);
                 }
             }
         }
-        won
-    }
-
-    /// Non-winning states from which no win is reachable: the states
-    /// [`Graph::winnable`] leaves unmarked (a win marks itself).
-    pub fn dead_ends(&self) -> u64 {
-        self.winnable().iter().filter(|&&w| !w).count() as u64
+        (n - queue.len()) as u64
     }
 
     /// [`Graph::shortest_win_from`] the start, without the distances: the states one
