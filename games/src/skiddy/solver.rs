@@ -301,9 +301,8 @@ impl Batch {
             Some(k) if k < self.states.len() => usize::from(self.starts[k]),
             Some(_) => usize::MAX,
         };
-        let mut ids = [0u32; 4 * BATCH];
         let found = &self.successors[..self.found];
-        for (i, ((&key, &hash), slot)) in found.iter().zip(&self.hashes).zip(&mut ids).enumerate() {
+        for (i, (&key, &hash)) in found.iter().zip(&self.hashes).enumerate() {
             let (id, is_new) = intern(index, key, hash, &graph.keys);
             if is_new {
                 if i >= deeper {
@@ -312,9 +311,8 @@ impl Batch {
                 }
                 graph.push(key, classify(key));
             }
-            *slot = id;
+            graph.succ.push(id);
         }
-        graph.succ.extend_from_slice(&ids[..self.found]);
     }
 }
 
