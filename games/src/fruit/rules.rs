@@ -305,7 +305,28 @@ impl Board {
     /// After [`Step::Same`] and [`Step::Lost`], `out` holds no particular board.
     #[inline(always)]
     pub fn tilt<const W: usize>(&self, state: &[u64; W], d: Dir, out: &mut [u64; W]) -> Step {
-        match self.resolve::<false, W>(Kinds::of(state), d, out) {
+        Self::step_of(self.resolve::<false, false, W>(Kinds::of(state), d, out))
+    }
+
+    /// [`Board::tilt`] with the rows' slides by `pext` and `pdep` (see
+    /// [`Board::slide_in_order`]): the same tilt.
+    ///
+    /// # Safety
+    /// The CPU must have BMI2.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub unsafe fn tilt_with_bmi2<const W: usize>(
+        &self,
+        state: &[u64; W],
+        d: Dir,
+        out: &mut [u64; W],
+    ) -> Step {
+        Self::step_of(self.resolve::<false, true, W>(Kinds::of(state), d, out))
+    }
+
+    #[inline(always)]
+    fn step_of(verdict: Result<bool, Loss>) -> Step {
+        match verdict {
             Ok(true) => Step::Moved,
             Ok(false) => Step::Same,
             Err(_) => Step::Lost,
@@ -322,7 +343,7 @@ impl Board {
                     $($w => {
                         let state: &[u64; $w] = state.try_into().expect("width matched");
                         let out = out.try_into().expect("as wide as the state");
-                        self.resolve::<true, $w>(Kinds::of(state), d, out)
+                        self.resolve::<true, false, $w>(Kinds::of(state), d, out)
                     })*
                     n => unreachable!("a state has one word per colour (at most 8) plus one, not {n}"),
                 }
@@ -335,15 +356,26 @@ impl Board {
     /// unrolls its loops over the words. Steps 1 to 4 work on the slide's planes; the
     /// words are written only for a board that changed (or, with `WHOLE_BOARD`, for any
     /// board that did not lose). Without `WHOLE_BOARD`, a tilt that moved nothing stops
-    /// before step 5: its verdict is already known, only `out` would differ.
+    /// before step 5: its verdict is already known, only `out` would differ. With
+    /// `BMI2` (only from [`Board::tilt_with_bmi2`]), a row's slide that cannot sink a
+    /// fruit moves the occupancy alone.
     #[inline(always)]
-    fn resolve<const WHOLE_BOARD: bool, const W: usize>(
+    fn resolve<const WHOLE_BOARD: bool, const BMI2: bool, const W: usize>(
         &self,
         mut kinds: Kinds<W>,
         d: Dir,
         out: &mut [u64; W],
     ) -> Result<bool, Loss> {
         let moved = if kinds.occupied & self.upstream_of_mud[d.index()] == 0 {
+            #[cfg(target_arch = "x86_64")]
+            if BMI2 && matches!(d, Dir::L | Dir::R) {
+                // SAFETY: `BMI2` is set only by `tilt_with_bmi2`, whose caller checked
+                // that the CPU has it.
+                unsafe { self.slide_in_order(&mut kinds, d) }
+            } else {
+                self.slide::<false, W>(&mut kinds, d)?
+            }
+            #[cfg(not(target_arch = "x86_64"))]
             self.slide::<false, W>(&mut kinds, d)?
         } else {
             self.slide::<true, W>(&mut kinds, d)?
@@ -391,6 +423,38 @@ impl Board {
             }
             kinds.step(movers, shift);
         }
+    }
+
+    /// Step 1 along a row (L or R) where no movable can reach mud: the occupancy slides
+    /// alone, then each plane follows with `pext` and `pdep`, since no movable leaves its
+    /// row or passes another, so the movables keep their reading order. `true` when
+    /// anything moved.
+    ///
+    /// # Safety
+    /// The CPU must have BMI2.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn slide_in_order<const W: usize>(&self, kinds: &mut Kinds<W>, d: Dir) -> bool {
+        use std::arch::x86_64::{_pdep_u64, _pext_u64};
+        let (shift, can_step) = (SHIFTS[d.index()], self.can_step[d.index()]);
+        let before = kinds.occupied;
+        let mut occupied = before;
+        loop {
+            let movers = occupied & can_step & !occupied.rotate_right(shift);
+            if movers == 0 {
+                break;
+            }
+            occupied ^= movers ^ movers.rotate_left(shift);
+        }
+        if occupied == before {
+            return false;
+        }
+        for plane in &mut kinds.planes[..Kinds::<W>::PLANES] {
+            // SAFETY: the caller checked that the CPU has BMI2.
+            *plane = unsafe { _pdep_u64(_pext_u64(*plane, before), occupied) };
+        }
+        kinds.occupied = occupied;
+        true
     }
 
     /// Step 4: each anteater in reading order pulls the first fruit its tongue sees;
@@ -1195,6 +1259,16 @@ mod tests {
                         out.to_vec()
                     });
                     assert_eq!(moved, simple, "{:?} {d:?}", lv.grid);
+                    // So does a row's slide in reading order.
+                    #[cfg(target_arch = "x86_64")]
+                    if matches!(d, L | R) && std::arch::is_x86_feature_detected!("bmi2") {
+                        let mut in_order = Kinds::of(&state);
+                        // SAFETY: BMI2 was just detected.
+                        unsafe { board.slide_in_order(&mut in_order, d) };
+                        let mut out = [0u64; 4];
+                        in_order.write(&mut out);
+                        assert_eq!(Ok(out.to_vec()), simple, "{:?} {d:?}", lv.grid);
+                    }
                 }
             }
         }
