@@ -32,6 +32,11 @@ const PUSH: u32 = 1 << 30;
 /// skiddy there of the goal's colour exits.
 const EXIT: u32 = 1 << 31;
 const ROW: u32 = (1 << STRIDE) - 1;
+/// An entry not filled yet: every bit set, so that the OR of a move's entries is this
+/// exactly when one of them is not filled. Filled entries never make it: their cells are
+/// their own line's, so they cover every cell only when every line is full, and then no
+/// crate has room ahead (no push flag). One comparison instead of counting the pieces.
+const UNFILLED: u64 = u64::MAX;
 
 /// The mask of a line in a position's occupancy-and-crates word.
 const fn both_halves(cells: u32) -> u64 {
@@ -73,7 +78,8 @@ const COLUMN_OF: [u32; 32] = {
 pub struct LineMoves<'a> {
     board: &'a Board,
     /// Rows (by key) then columns: the cells the line's pieces end on toward up or left
-    /// (the low half) and down or right (the high half), with their flags; 0 until filled.
+    /// (the low half) and down or right (the high half), with their flags; [`UNFILLED`]
+    /// until filled.
     table: Box<[u64; ENTRIES]>,
     /// Per direction: the cells facing a goal, on floor and in pits.
     exit_floor: [u32; 4],
@@ -91,7 +97,7 @@ pub struct LineMoves<'a> {
 
 impl<'a> LineMoves<'a> {
     pub fn new(board: &'a Board) -> LineMoves<'a> {
-        let table = vec![0u64; ENTRIES].into_boxed_slice();
+        let table = vec![UNFILLED; ENTRIES].into_boxed_slice();
         let mut moves = LineMoves {
             board,
             table: table.try_into().expect("ENTRIES entries"),
@@ -175,8 +181,8 @@ impl<'a> LineMoves<'a> {
     }
 
     /// The new occupancies of the rows' moves (left, right) and the columns' (up,
-    /// down), as two pairs of halves with their flags; `None` if a line with pieces has
-    /// no entry yet (an entry keeps its pieces, so they would be missing).
+    /// down), as two pairs of halves with their flags; `None` if a line has no entry
+    /// yet.
     #[inline(always)]
     unsafe fn lookup(&self, contents: u64) -> Option<(u64, u64)> {
         let (mut rows, mut columns) = (0, 0);
@@ -190,9 +196,7 @@ impl<'a> LineMoves<'a> {
             let key = unsafe { _pext_u64(contents, mask) } as usize;
             columns |= self.table[ROWS * ROW_KEYS + x * COLUMN_KEYS + (key & (COLUMN_KEYS - 1))];
         }
-        let pieces = (contents as u32).count_ones();
-        let complete = |ends: u64| (ends as u32 & CELLS).count_ones() == pieces;
-        (complete(rows) && complete(columns)).then_some((rows, columns))
+        (rows != UNFILLED && columns != UNFILLED).then_some((rows, columns))
     }
 
     /// Fills the entries of the lines of `contents`: each line alone on the board, its
@@ -583,6 +587,20 @@ mod tests {
                 "{rows:?}: {pushes} pushes, {exits} exits"
             );
         }
+    }
+
+    /// A full inner area, crates beside goals: every cell an end and exits flagged, but
+    /// no push, so the entries' OR is not taken for an entry not filled.
+    #[test]
+    fn a_full_board_is_not_taken_for_unfilled_entries() {
+        if !bit_instructions() {
+            return;
+        }
+        let full = [
+            "########", "#rcicir#", "YcicicrR", "#icicic#", "#cicici#", "Gricicc#", "###B####",
+        ];
+        let (_, exits) = agree(&full, 100);
+        assert!(exits > 0, "{exits} exits");
     }
 
     /// Random boards (pits, crates, ice, goals of two colours on any side), where exits
