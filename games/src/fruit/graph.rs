@@ -342,22 +342,26 @@ impl Graph {
         let n = self.len();
         let preds = self.predecessors();
         let mut won: Vec<bool> = memory::zeroed(n);
-        let mut queue: Vec<u32> = Vec::with_capacity(n);
+        let mut queue: Vec<u32> = memory::zeroed(n);
+        let mut queued = 0;
         for &w in &self.wins {
             won[w as usize] = true;
-            queue.push(w);
+            queue[queued] = w;
+            queued += 1;
         }
         let mut head = 0;
-        while let Some(&v) = queue.get(head) {
+        while head < queued {
+            let v = queue[head] as usize;
             head += 1;
-            for &u in preds.of(v as usize) {
+            for &u in preds.of(v) {
                 if !won[u as usize] {
                     won[u as usize] = true;
-                    queue.push(u);
+                    queue[queued] = u;
+                    queued += 1;
                 }
             }
         }
-        (n - queue.len()) as u64
+        (n - queued) as u64
     }
 
     /// [`Graph::shortest_win_from`] the start, without the distances: the states one
