@@ -253,28 +253,28 @@ impl Batch {
         limits: &Limits,
     ) -> Result<(), Exhausted> {
         self.states = from..(from + BATCH).min(graph.keys.len());
-        // Counted in a local: kept in the struct, it was reloaded after every store.
+        // Counted in locals: kept in the structs, they were reloaded after every store (a
+        // search that runs out of states drops the graph, so its count need not be kept).
         let mut found = 0;
+        let mut expanded = graph.expanded;
         for (k, u) in self.states.clone().enumerate() {
             self.starts[k] = found as u8;
-            self.moves[k] = 0;
-            if graph.info[u] & WIN != 0 {
-                continue;
-            }
-            graph.expanded += 1;
-            limits.tick(graph.expanded)?;
-            let state = graph.keys[u];
             let mut changed = 0;
-            moves.each_tilt(state, |d, next| {
-                let hash = hash(next);
-                self.successors[found] = next;
-                self.hashes[found] = hash;
-                found += 1;
-                index.prefetch(hash);
-                changed |= 1 << d;
-            });
+            if graph.info[u] & WIN == 0 {
+                expanded += 1;
+                limits.tick(expanded)?;
+                moves.each_tilt(graph.keys[u], |d, next| {
+                    let hash = hash(next);
+                    self.successors[found] = next;
+                    self.hashes[found] = hash;
+                    found += 1;
+                    index.prefetch(hash);
+                    changed |= 1 << d;
+                });
+            }
             self.moves[k] = changed;
         }
+        graph.expanded = expanded;
         self.found = found;
         Ok(())
     }
