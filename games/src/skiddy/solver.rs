@@ -11,12 +11,12 @@
 //! a state costs its 12-byte position, one byte of flags and moves, 4 bytes per move
 //! that changes something, and a 4-byte slot of the index at most 75 % full; the index
 //! is gone and the positions freed before the backward passes build their predecessor
-//! lists.
+//! chains, and the rows past the par layer go once the chains hold the edges.
 
 use crate::core::{Dir, Exhausted, Limits};
 use crate::index::{Index, hash_two};
 use crate::memory;
-use crate::successors::{self, MARK, Preds};
+use crate::successors::{self, MARK, PredChains, Preds};
 
 use super::rules::{Board, COLOURS, RED, State};
 
@@ -26,9 +26,26 @@ pub const UNREACHABLE: u32 = u32::MAX;
 
 const WIN: u8 = 1;
 const INTACT: u8 = 2;
+/// Set by [`Graph::findings`]: a win is reachable from the state.
+const WINNABLE: u8 = 4;
+/// Set by [`Graph::findings`]: the state is on a shortest win from the start.
+const SHORTEST: u8 = 8;
+/// Set and cleared again by the combo's search ([`Graph::combo`]), after `SHORTEST` is
+/// cleared.
+const SEEN: u8 = SHORTEST;
 /// The high nibble of a state's info byte: one bit per direction (in `Dir::ALL` order)
 /// whose move changes something.
 const MOVES_SHIFT: u32 = 4;
+/// The length of a state's row by its info byte: the popcount of its move bits, one load.
+const ROW_LENS: [u8; 256] = {
+    let mut lens = [0; 256];
+    let mut info = 0;
+    while info < 256 {
+        lens[info] = (info >> MOVES_SHIFT).count_ones() as u8;
+        info += 1;
+    }
+    lens
+};
 /// States expanded together (see [`explore`]).
 const BATCH: usize = 32;
 
@@ -407,17 +424,23 @@ impl Graph {
         dist
     }
 
-    /// One shortest way down `dist` from `from`: at each state the first direction (in
+    /// One shortest way to a win from `from`, where `steps(v)` is the fewest moves from
+    /// `v` to a win (`UNREACHABLE` when none): at each state the first direction (in
     /// `Dir::ALL` order) whose successor is one step closer and admitted by `pass`.
-    pub fn descend(&self, from: usize, dist: &[u32], pass: impl Fn(usize) -> bool) -> Vec<Dir> {
-        let mut moves = Vec::with_capacity(dist[from] as usize);
+    pub fn descend(
+        &self,
+        from: usize,
+        steps: impl Fn(usize) -> u32,
+        pass: impl Fn(usize) -> bool,
+    ) -> Vec<Dir> {
+        let mut moves = Vec::with_capacity(steps(from) as usize);
         let mut at = from;
-        while dist[at] > 0 {
+        while steps(at) > 0 {
             let row = self.row(at);
             let (dir, next) = Dir::ALL
                 .into_iter()
                 .map(|d| (d, row[d.index()]))
-                .find(|&(_, v)| v != SAME && dist[v as usize] == dist[at] - 1 && pass(v as usize))
+                .find(|&(_, v)| v != SAME && steps(v as usize) == steps(at) - 1 && pass(v as usize))
                 .expect("a state at finite distance has a step closer");
             moves.push(dir);
             at = next as usize;
@@ -425,84 +448,258 @@ impl Graph {
         moves
     }
 
-    /// Move sequences of exactly `par` moves from the start to a win, saturating at `cap`
-    /// (counted in 32 bits: a cap above `u32::MAX` counts up to `u32::MAX` per state).
-    pub fn count_shortest_wins(&self, preds: &Preds, par: u32, cap: u64) -> u64 {
-        // Ids are in breadth-first order: the states within `par` moves are a prefix,
-        // and the steps that count come from the layer just before a state's own.
-        let layer = |depth: usize| {
-            let end = self
-                .layers
-                .get(depth + 1)
-                .map_or(self.len(), |&f| f as usize);
-            self.layers[depth] as usize..end
+    /// The ids of the states `depth` moves from the start.
+    fn layer(&self, depth: usize) -> std::ops::Range<usize> {
+        let end = self
+            .layers
+            .get(depth + 1)
+            .map_or(self.len(), |&f| f as usize);
+        self.layers[depth] as usize..end
+    }
+
+    /// The moves from the start to `u`: the layer its id falls in.
+    fn depth(&self, u: usize) -> usize {
+        self.layers.partition_point(|&f| f as usize <= u) - 1
+    }
+
+    /// The combo's par (the fewest moves to a win through intact states) and, when it
+    /// is the `par`, a shortest win through intact states. The search back from the wins
+    /// through intact states goes by layers of moves to a win, marking `SEEN`, and stops
+    /// at the layer that reaches the start; the way down then marks one layer at a time
+    /// instead of keeping distances: a state one move closer is in the layer below, and
+    /// every state in it is intact. `queue` has a slot per state.
+    fn combo(
+        &mut self,
+        preds: &PredChains,
+        queue: &mut [u32],
+        par: Option<usize>,
+    ) -> (Option<usize>, Option<Vec<Dir>>) {
+        if self.is_win(0) {
+            return (Some(0), Some(Vec::new()));
+        }
+        let (queued, starts) = self.combo_layers(preds, queue);
+        let queue = &queue[..queued];
+        for &v in queue {
+            self.info[v as usize] &= !SEEN;
+        }
+        let Some(starts) = starts else {
+            return (None, None);
         };
-        let par = par as usize;
-        let mut paths: Vec<u32> = memory::zeroed(layer(par).end);
-        paths[0] = 1;
-        let cap32 = u32::try_from(cap).unwrap_or(u32::MAX);
-        let mut total = if par == 0 && self.is_win(0) {
-            1u64.min(cap)
-        } else {
-            0
-        };
-        for depth in 1..=par {
-            let previous = layer(depth - 1);
-            for v in layer(depth) {
-                let mut sum = 0u32;
-                for &u in preds.of(v) {
-                    if previous.contains(&(u as usize)) {
-                        sum = sum.saturating_add(paths[u as usize]).min(cap32);
+        let combo_par = starts.len() - 1;
+        if Some(combo_par) != par {
+            return (Some(combo_par), None);
+        }
+        let mut at = 0;
+        let moves = starts.windows(2).rev().map(|layer| {
+            let layer = &queue[layer[0]..layer[1]];
+            layer.iter().for_each(|&v| self.info[v as usize] |= SEEN);
+            let row = self.row(at);
+            let dir = Dir::ALL
+                .into_iter()
+                .find(|d| row[d.index()] != SAME && self.info[row[d.index()] as usize] & SEEN != 0)
+                .expect("a state of a layer has a successor in the layer below");
+            layer.iter().for_each(|&v| self.info[v as usize] &= !SEEN);
+            at = row[dir.index()] as usize;
+            dir
+        });
+        (Some(combo_par), Some(moves.collect()))
+    }
+
+    /// The search of [`Graph::combo`]: how many states it reached (the first
+    /// entries of `queue`, marked `SEEN`) and, if the start is among them, where each
+    /// layer below the start's begins in the queue (`starts[k]..starts[k + 1]` at k
+    /// moves).
+    fn combo_layers(
+        &mut self,
+        preds: &PredChains,
+        queue: &mut [u32],
+    ) -> (usize, Option<Vec<usize>>) {
+        for (slot, &w) in queue.iter_mut().zip(&self.wins) {
+            self.info[w as usize] |= SEEN;
+            *slot = w;
+        }
+        let mut queued = self.wins.len();
+        let mut starts = vec![0];
+        let mut head = 0;
+        while head < queued {
+            let end = queued;
+            starts.push(end);
+            for at in head..end {
+                for u in preds.of(queue[at] as usize) {
+                    let info = &mut self.info[u];
+                    if *info & (SEEN | INTACT) == INTACT {
+                        *info |= SEEN;
+                        queue[queued] = u as u32;
+                        queued += 1;
+                        if u == 0 {
+                            return (queued, Some(starts));
+                        }
                     }
                 }
-                paths[v] = sum;
-                if depth == par && self.is_win(v) {
-                    total = (total + u64::from(sum)).min(cap);
-                }
+            }
+            head = end;
+        }
+        (queued, None)
+    }
+
+    /// Marks `SHORTEST` the states on a shortest win from the start (`par` moves): the
+    /// wins of the par layer, then layer by layer up to the start the states with a
+    /// marked successor in the next layer. Ids are breadth-first, so a successor is in
+    /// the next layer exactly when its id is past the next layer's first.
+    fn mark_shortest(&mut self, par: usize) {
+        for w in self.layer(par) {
+            if self.is_win(w) {
+                self.info[w] |= SHORTEST;
             }
         }
-        total
+        for depth in (0..par).rev() {
+            let next_layer = self.layers[depth + 1];
+            let states = self.layer(depth);
+            let mut at = successors::row_start(&self.marks, states.start, |w| self.moves(w));
+            for u in states {
+                let end = at + successors::row_len(self.moves(u));
+                let on = self.succ[at..end]
+                    .iter()
+                    .any(|&v| v >= next_layer && self.info[v as usize] & SHORTEST != 0);
+                self.info[u] |= u8::from(on) * SHORTEST;
+                at = end;
+            }
+        }
+    }
+
+    /// Fewest moves from `v` to a win for a state marked by [`Graph::mark_shortest`]
+    /// (`UNREACHABLE` for the others): what [`Graph::descend`] needs of a shortest win.
+    fn shortest_steps(&self, par: usize, v: usize) -> u32 {
+        if self.info[v] & SHORTEST == 0 {
+            return UNREACHABLE;
+        }
+        (par - self.depth(v)) as u32
+    }
+
+    /// Move sequences of exactly `par` moves from the start to a win, saturating at `cap`
+    /// (counted in 32 bits: a cap above `u32::MAX` counts up to `u32::MAX` per state),
+    /// forward over the rows of the states [`Graph::mark_shortest`] marked: every step of
+    /// such a sequence is from a marked state to a marked state of the next layer.
+    fn count_shortest_wins(&self, par: usize, cap: u64) -> u64 {
+        let mut paths: Vec<u32> = memory::zeroed(self.layer(par).end);
+        paths[0] = 1;
+        let cap32 = u32::try_from(cap).unwrap_or(u32::MAX);
+        for depth in 0..par {
+            let next_layer = self.layers[depth + 1];
+            let states = self.layer(depth);
+            let mut at = successors::row_start(&self.marks, states.start, |w| self.moves(w));
+            for u in states {
+                let end = at + successors::row_len(self.moves(u));
+                if self.info[u] & SHORTEST != 0 {
+                    for &v in &self.succ[at..end] {
+                        if v >= next_layer && self.info[v as usize] & SHORTEST != 0 {
+                            let v = v as usize;
+                            paths[v] = paths[v].saturating_add(paths[u]).min(cap32);
+                        }
+                    }
+                }
+                at = end;
+            }
+        }
+        let wins = self.layer(par).filter(|&w| self.is_win(w));
+        wins.fold(0u64, |total, w| (total + u64::from(paths[w])).min(cap))
     }
 
     /// The rules' figures for the start (state 0). Takes the graph: its positions are
-    /// freed before the passes, and only one table of distances is held at a time.
+    /// freed before the passes. No pass keeps distances: one search back from the wins
+    /// marks the states that can win (the dead ends are the rest), the combo's search
+    /// keeps its layers until it reaches the start, and the par, a shortest win and
+    /// their count come from the layers of the search from the start.
     pub fn findings(mut self, solution_cap: u64) -> Findings {
         self.keys = Vec::new();
-        let preds = self.predecessors();
-        let wins = || self.wins.iter().map(|&i| i as usize);
-        let finite = |d: u32| (d != UNREACHABLE).then_some(d);
-        let intact = |i: usize| self.is_intact(i);
-        let combo = self.distances_to(&preds, wins(), intact);
-        let combo_par = finite(combo[0]);
-        let combo_solution = combo_par.map(|_| self.descend(0, &combo, intact));
-        drop(combo);
-        let dist = self.distances_to(&preds, wins(), |_| true);
-        let par = finite(dist[0]);
-        let solution = match (par, combo_par) {
-            (Some(p), Some(c)) if p == c => combo_solution,
-            (Some(_), _) => Some(self.descend(0, &dist, |_| true)),
-            _ => None,
+        // Every state enters a search's queue once at most: a slot each, untouched (so
+        // taking no memory) until a search writes it.
+        let mut queue: Vec<u32> = memory::zeroed(self.len());
+        // Ids are breadth-first and the wins listed by id: the first is the nearest.
+        let par = self.wins.first().map(|&w| self.depth(w as usize));
+        let (shortest, solution_count) = match par {
+            Some(p) => {
+                self.mark_shortest(p);
+                let solution = self.descend(0, |v| self.shortest_steps(p, v), |_| true);
+                let count = self.count_shortest_wins(p, solution_cap);
+                self.clear_shortest(p);
+                (Some(solution), count)
+            }
+            None => (None, 0),
         };
-        // Without a branch a state: wins are at distance 0, never unreachable.
-        let (mut dead_ends, mut broken_wins) = (0u64, 0u32);
-        for (&d, &info) in dist.iter().zip(&self.info) {
-            dead_ends += u64::from(d == UNREACHABLE);
-            broken_wins |= u32::from(info & INTACT == 0 && d != UNREACHABLE && info & WIN == 0);
-        }
-        let real_states = (self.len() - self.wins.len()) as u64;
-        let breakable = broken_wins != 0;
-        drop(dist);
+        let lens = self.info[..self.rows]
+            .iter()
+            .map(|&i| usize::from(ROW_LENS[usize::from(i)]));
+        let preds = PredChains::of_rows(self.len(), &self.succ, lens);
+        self.keep_rows_before(par);
+        let (winnable, breakable) = mark_winnable(&mut self.info, &preds, &self.wins, &mut queue);
+        let (combo_par, combo_solution) = self.combo(&preds, &mut queue, par);
         Findings {
-            par,
-            combo_par,
-            solution,
-            solution_count: par.map_or(0, |p| self.count_shortest_wins(&preds, p, solution_cap)),
-            dead_ends,
-            real_states,
+            par: par.map(|p| p as u32),
+            combo_par: combo_par.map(|c| c as u32),
+            solution: combo_solution.or(shortest),
+            solution_count,
+            dead_ends: (self.len() - winnable) as u64,
+            real_states: (self.len() - self.wins.len()) as u64,
             breakable,
             expanded: self.expanded,
         }
     }
+
+    /// Frees the rows of the states from the par layer on (all of them without a par):
+    /// the searches back from the wins go over the predecessor chains, and only a
+    /// combo's solution as long as the par still reads rows, of states before its layer.
+    /// Shrinking a table that the kernel maps gives the rest back without a copy.
+    fn keep_rows_before(&mut self, par: Option<usize>) {
+        let end = par.map_or(0, |p| {
+            successors::row_start(&self.marks, self.layers[p] as usize, |w| self.moves(w))
+        });
+        self.succ.truncate(end);
+        self.succ.shrink_to_fit();
+    }
+
+    /// Clears what [`Graph::mark_shortest`] marked, for the combo's search.
+    fn clear_shortest(&mut self, par: usize) {
+        let end = self.layer(par).end;
+        for info in &mut self.info[..end] {
+            *info &= !SHORTEST;
+        }
+    }
+}
+
+/// Marks `WINNABLE` in `info` every state from which a win is reachable, by a search
+/// back from the `wins` (a win reaches itself) with a slot of `queue` per state; returns
+/// how many there are, and whether a state that is not intact is among them (wins are,
+/// and a win is nobody's predecessor). A function of the tables alone, out of line, so
+/// that its loop keeps them in registers.
+#[inline(never)]
+fn mark_winnable(
+    info: &mut [u8],
+    preds: &PredChains,
+    wins: &[u32],
+    queue: &mut [u32],
+) -> (usize, bool) {
+    for (slot, &w) in queue.iter_mut().zip(wins) {
+        info[w as usize] |= WINNABLE;
+        *slot = w;
+    }
+    let (mut head, mut queued) = (0, wins.len());
+    // The flags of every state marked, ANDed: `INTACT` stays while all of them are.
+    let mut all = INTACT;
+    while head < queued {
+        let v = queue[head] as usize;
+        head += 1;
+        for u in preds.of(v) {
+            let flags = &mut info[u];
+            if *flags & WINNABLE == 0 {
+                *flags |= WINNABLE;
+                all &= *flags;
+                queue[queued] = u as u32;
+                queued += 1;
+            }
+        }
+    }
+    (queued, all == 0)
 }
 
 /// Baldiraghi's count of potential states: over every way of having `0..=n` skiddies
@@ -550,6 +747,7 @@ fn binomial(n: u32, k: u32) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::Difficulty;
     use crate::skiddy::tests::random_level;
 
     /// What a search found, field by field.
@@ -595,6 +793,97 @@ mod tests {
                 _ => panic!("the routes disagree on whether the budget suffices"),
             }
         }
+    }
+
+    /// The figures by distance tables, as [`Graph::findings`] took them before it kept
+    /// none but the combo's layers: both searches back from the wins over the
+    /// predecessor lists, the dead ends and `breakable` read off the distances, the
+    /// solutions down the distances, and the shortest wins counted over the predecessors.
+    fn findings_by_distances(graph: &Graph, cap: u64) -> Findings {
+        let preds = graph.predecessors();
+        let wins = || graph.wins.iter().map(|&w| w as usize);
+        let finite = |d: u32| (d != UNREACHABLE).then_some(d);
+        let intact = |i: usize| graph.is_intact(i);
+        let combo = graph.distances_to(&preds, wins(), intact);
+        let dist = graph.distances_to(&preds, wins(), |_| true);
+        let (par, combo_par) = (finite(dist[0]), finite(combo[0]));
+        let solution = match (par, combo_par) {
+            (Some(p), Some(c)) if p == c => Some(graph.descend(0, |v| combo[v], intact)),
+            (Some(_), _) => Some(graph.descend(0, |v| dist[v], |_| true)),
+            _ => None,
+        };
+        let reached = |i: usize| dist[i] != UNREACHABLE;
+        let n = graph.len();
+        Findings {
+            par,
+            combo_par,
+            solution,
+            solution_count: par.map_or(0, |p| count_by_predecessors(graph, &preds, p, cap)),
+            dead_ends: (0..n).filter(|&i| !reached(i)).count() as u64,
+            real_states: (n - graph.wins.len()) as u64,
+            breakable: (0..n).any(|i| reached(i) && !graph.is_intact(i) && !graph.is_win(i)),
+            expanded: graph.expanded,
+        }
+    }
+
+    /// Shortest wins of `par` moves, layer by layer over the predecessor lists.
+    fn count_by_predecessors(graph: &Graph, preds: &Preds, par: u32, cap: u64) -> u64 {
+        let par = par as usize;
+        let mut paths = vec![0u32; graph.layer(par).end];
+        paths[0] = 1;
+        let cap32 = u32::try_from(cap).unwrap_or(u32::MAX);
+        let mut total = if par == 0 { 1u64.min(cap) } else { 0 };
+        for depth in 1..=par {
+            let previous = graph.layer(depth - 1);
+            for v in graph.layer(depth) {
+                let from_previous = preds
+                    .of(v)
+                    .iter()
+                    .filter(|&&u| previous.contains(&(u as usize)));
+                let sum = from_previous.fold(0u32, |sum, &u| {
+                    sum.saturating_add(paths[u as usize]).min(cap32)
+                });
+                paths[v] = sum;
+                if depth == par && graph.is_win(v) {
+                    total = (total + u64::from(sum)).min(cap);
+                }
+            }
+        }
+        total
+    }
+
+    /// The findings without distance tables (dead ends and `breakable` from one search
+    /// back over the predecessor chains, the combo's solution down its layers, the
+    /// shortest win and its count over the layers from the start) are the distance
+    /// tables' figures, move for move, on random levels and generated ones, with a cap
+    /// that the counts reach and one they do not.
+    #[test]
+    fn findings_match_the_distance_tables() {
+        let limits = Limits::states(1_000_000);
+        let generated = Difficulty::ALL.into_iter().map(|difficulty| {
+            let stop = crate::core::Stop::never();
+            crate::game::generate_level::<crate::skiddy::Skiddy>(difficulty, 7, &stop)
+                .unwrap()
+                .level
+        });
+        let levels: Vec<_> = (0..150).map(random_level).chain(generated).collect();
+        let (mut counted, mut capped, mut combo_longer) = (0, 0, 0);
+        for (i, lv) in levels.iter().enumerate() {
+            let (board, start) = Board::compile(lv);
+            for cap in [3, 1_000_000] {
+                let expected =
+                    findings_by_distances(&explore(&board, start, &limits).unwrap(), cap);
+                let found = explore(&board, start, &limits).unwrap().findings(cap);
+                assert_eq!(found, expected, "level {i}: {:?}", lv.grid);
+                counted += u32::from(found.solution_count > 1);
+                capped += u32::from(found.solution_count == cap);
+                combo_longer += u32::from(found.par.is_some() && found.combo_par != found.par);
+            }
+        }
+        assert!(
+            counted > 0 && capped > 0 && combo_longer > 0,
+            "{counted} {capped} {combo_longer}"
+        );
     }
 
     #[test]
