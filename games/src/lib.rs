@@ -6,6 +6,7 @@
 pub mod bot;
 pub mod contract;
 pub mod core;
+pub mod cpu;
 pub mod difficulty;
 mod document;
 #[cfg(feature = "fuzzing")]

@@ -15,6 +15,8 @@ use crate::core::{
     Analysis, Difficulty, Dir, Exhausted, HintError, Limits, Piece, Puzzle, Rejection, Replay,
     RuleError, Status, Tier, moves_to_string, parse_moves,
 };
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::bit_instructions;
 use crate::rng::LevelRng;
 
 use rules::Board;
@@ -300,15 +302,6 @@ fn explore_fixed<const W: usize, const K: usize>(
     }
     // SAFETY: without `BMI2`, no instruction beyond the baseline.
     unsafe { explore_with::<W, K, false>(board, start, limits) }
-}
-
-/// Whether the CPU has the bit instructions of [`explore_with_bit_instructions`].
-#[cfg(target_arch = "x86_64")]
-fn bit_instructions() -> bool {
-    std::arch::is_x86_feature_detected!("bmi1")
-        && std::arch::is_x86_feature_detected!("bmi2")
-        && std::arch::is_x86_feature_detected!("popcnt")
-        && std::arch::is_x86_feature_detected!("lzcnt")
 }
 
 /// [`explore_with`] compiled with the bit instructions of x86-64 CPUs since 2013

@@ -523,9 +523,9 @@ mod tests {
     use std::collections::{HashSet, VecDeque};
 
     use super::*;
+    use crate::cpu::bit_instructions;
     use crate::skiddy::SkiddyLevel;
     use crate::skiddy::rules::validate;
-    use crate::skiddy::solver::bit_instructions;
 
     /// Every position reachable from the start of `rows` (up to `cap`) moved by the line
     /// tables and by [`Board::tilts`]: the same boards. Returns how many moves had a

@@ -14,6 +14,8 @@
 //! chains, and the rows past the par layer go once the chains hold the edges.
 
 use crate::core::{Dir, Exhausted, Limits};
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::bit_instructions;
 use crate::index::{Index, hash_two};
 use crate::memory;
 use crate::successors::{self, MARK, PredChains, Preds};
@@ -116,15 +118,6 @@ pub fn explore(board: &Board, start: State, limits: &Limits) -> Result<Graph, Ex
 /// filling them costs a small search's worth, so the generator's searches go without.
 #[cfg(target_arch = "x86_64")]
 const LINE_TABLES_FROM: u64 = 1 << 17;
-
-/// Whether the CPU has the bit instructions of [`explore_with_bit_instructions`].
-#[cfg(target_arch = "x86_64")]
-pub fn bit_instructions() -> bool {
-    std::arch::is_x86_feature_detected!("bmi1")
-        && std::arch::is_x86_feature_detected!("bmi2")
-        && std::arch::is_x86_feature_detected!("popcnt")
-        && std::arch::is_x86_feature_detected!("lzcnt")
-}
 
 /// [`explore_with`] compiled with the bit instructions of x86-64 CPUs since 2013 (bit
 /// scans, popcounts and shifts by a register in one instruction each): the same search
