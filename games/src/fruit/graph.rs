@@ -10,13 +10,14 @@
 //! six colours), one byte of flags and moves, 4 bytes per move that changes something
 //! and a 4-byte slot of the index at most 75 % full. Depths and path counts are not
 //! kept: states are numbered in breadth-first order, so a depth is a contiguous range of
-//! ids, and the shortest wins are counted after the search, over the rows. Predecessor
-//! lists are built only for the distances, once the keys are freed.
+//! ids, and the shortest wins are counted after the search, over the rows. Predecessors
+//! are placed only after the search: chains for the dead ends, once the keys are freed,
+//! and lists for the distances.
 
 use crate::core::{Dir, Exhausted, Limits};
 use crate::index::{Index, hash_two, hash_words};
 use crate::memory;
-use crate::successors::{self, MARK, NONE, Preds};
+use crate::successors::{self, MARK, NONE, PredChains, Preds};
 
 /// What one tilt did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,6 +223,32 @@ impl<const K: usize> Search<K> {
     }
 }
 
+/// Queues every state from which a win is reachable, by a search back from the `wins`
+/// (a win queues itself) with a slot of `queue` per state, each state once; returns how
+/// many there are. A function of the tables alone, out of line, so that its loop keeps
+/// them in registers.
+#[inline(never)]
+fn queue_winnable(preds: &PredChains, wins: &[u32], queue: &mut [u32]) -> usize {
+    let mut won: Vec<bool> = memory::zeroed(queue.len());
+    for (slot, &w) in queue.iter_mut().zip(wins) {
+        won[w as usize] = true;
+        *slot = w;
+    }
+    let (mut head, mut queued) = (0, wins.len());
+    while head < queued {
+        let v = queue[head] as usize;
+        head += 1;
+        for u in preds.of(v) {
+            if !won[u] {
+                won[u] = true;
+                queue[queued] = u as u32;
+                queued += 1;
+            }
+        }
+    }
+    queued
+}
+
 /// A key's hash, over its words two at a time.
 #[inline(always)]
 fn hash_key<const K: usize>(key: &[u32; K]) -> u64 {
@@ -334,34 +361,20 @@ impl Graph {
         Preds::of_rows(self.len(), self.len(), &self.succ, |u| self.moves(u))
     }
 
-    /// Non-winning states from which no win is reachable: a search back from the wins
-    /// over the predecessor lists marks each state that reaches one once, in a queue of
-    /// a slot per state, and the states it never queues are the dead ends (a win queues
-    /// itself).
-    pub fn dead_ends(&self) -> u64 {
-        let n = self.len();
-        let preds = self.predecessors();
-        let mut won: Vec<bool> = memory::zeroed(n);
-        let mut queue: Vec<u32> = memory::zeroed(n);
-        let mut queued = 0;
-        for &w in &self.wins {
-            won[w as usize] = true;
-            queue[queued] = w;
-            queued += 1;
-        }
-        let mut head = 0;
-        while head < queued {
-            let v = queue[head] as usize;
-            head += 1;
-            for &u in preds.of(v) {
-                if !won[u as usize] {
-                    won[u as usize] = true;
-                    queue[queued] = u;
-                    queued += 1;
-                }
-            }
-        }
-        (n - queued) as u64
+    /// Non-winning states from which no win is reachable: the states that
+    /// [`queue_winnable`] never queues, over predecessor chains placed in one pass over
+    /// the rows (predecessor lists count every edge first). Takes the graph: the rows
+    /// are freed once the chains are placed, so that the chains (20 bytes a state) and
+    /// the queue are never held with them.
+    pub fn dead_ends(mut self) -> u64 {
+        let lens = self
+            .info
+            .iter()
+            .map(|&i| successors::row_len(u32::from(i >> MOVES_SHIFT)));
+        let preds = PredChains::of_rows(self.len(), &self.succ, lens);
+        self.succ = Vec::new();
+        let mut queue: Vec<u32> = memory::zeroed(self.len());
+        (self.len() - queue_winnable(&preds, &self.wins, &mut queue)) as u64
     }
 
     /// [`Graph::shortest_win_from`] the start, without the distances: the states one

@@ -156,14 +156,17 @@ impl Puzzle for Fruit {
         // nor the distances themselves, for the solution and the dead ends.
         graph.forget_states();
         let solution = graph.shortest_win();
+        let (states, reachable) = (graph.expanded, graph.len() as u64);
+        let solution_count = graph.optimal_paths(SOLUTION_CAP);
         Ok(Analysis {
             par: solution.as_ref().map(|s| s.len() as u32),
             solution: solution.map(|s| moves_to_string(&s)),
-            states: graph.expanded,
-            solution_count: graph.optimal_paths(SOLUTION_CAP),
+            states,
+            solution_count,
             extra: FruitMetrics {
+                // Last: it takes the graph.
                 dead_ends: graph.dead_ends(),
-                reachable: graph.len() as u64,
+                reachable,
                 pairs: board.pairs_left(&start),
                 stones: start[board.letters.len()].count_ones(),
             },
