@@ -120,13 +120,13 @@ impl Index {
     /// slots a line, a probe rarely runs past the line that [`Index::prefetch`] fetched.
     #[inline(always)]
     fn home(&self, hash: u64) -> usize {
-        (((hash >> 32) * self.size) >> 32) as usize
+        home(hash, self.size)
     }
 
     /// The tag of a key with this hash: low hash bits, independent of the home slot.
     #[inline(always)]
     fn tag(&self, hash: u64) -> u32 {
-        hash as u32 & !self.id_mask
+        tag(hash, self.id_mask)
     }
 
     /// The id of the key with this hash for which `is_key` holds, or `None`.
@@ -165,27 +165,58 @@ impl Index {
         if self.len >= self.room {
             self.grow(new_id, hash_of);
         }
-        let (tag, id_mask) = (self.tag(hash), self.id_mask);
-        let mut i = self.home(hash);
-        let end = self.size as usize;
-        let slots = &mut self.slots[self.first..];
-        loop {
-            let slot = slots[i];
-            if slot == 0 {
-                slots[i] = tag | (new_id + 1);
-                self.len += 1;
-                return (new_id, true);
+        let (id, is_new) = self.table().intern(hash, new_id, is_key);
+        self.len += usize::from(is_new);
+        (id, is_new)
+    }
+
+    /// [`Index::intern`] for each of `batch` (with its `hashes`) in order, its id written
+    /// to `ids`; new keys are appended to `keys`, the caller's table of every key so far.
+    /// The lookups run in one loop, with the table's fields in locals, and in runs that
+    /// cannot fill the table (a lookup adds at most one key), so that the room is checked
+    /// once a run and the loop holds no call: the table grows at the same lookups as
+    /// with [`Index::intern`].
+    #[inline(always)]
+    pub fn intern_all<K: Copy + Eq>(
+        &mut self,
+        keys: &mut Vec<K>,
+        batch: &[K],
+        hashes: &[u64],
+        ids: &mut [u32],
+        hash_of: impl Fn(&K) -> u64,
+    ) {
+        debug_assert_eq!(keys.len(), self.len);
+        let mut done = 0;
+        while done < batch.len() {
+            if keys.len() >= self.room {
+                self.grow(keys.len() as u32, |id| hash_of(&keys[id as usize]));
             }
-            if slot & !id_mask == tag {
-                let found = (slot & id_mask) - 1;
-                if is_key(found) {
-                    return (found, false);
+            let run = done..batch.len().min(done + self.room - keys.len());
+            let mut table = self.table();
+            for ((key, &hash), id) in batch[run.clone()]
+                .iter()
+                .zip(&hashes[run.clone()])
+                .zip(&mut ids[run.clone()])
+            {
+                let is_new;
+                (*id, is_new) =
+                    table.intern(hash, keys.len() as u32, |id| keys[id as usize] == *key);
+                if is_new {
+                    keys.push(*key);
                 }
             }
-            i += 1;
-            if i == end {
-                i = 0;
-            }
+            done = run.end;
+        }
+        self.len = keys.len();
+    }
+
+    /// The table's slots and the fields a lookup needs, borrowed for a run of lookups.
+    #[inline(always)]
+    fn table(&mut self) -> Table<'_> {
+        Table {
+            slots: &mut self.slots[self.first..],
+            size: self.size,
+            id_mask: self.id_mask,
         }
     }
 
@@ -216,16 +247,65 @@ impl Index {
         let slots = &mut self.slots[self.first..];
         for id in 0..keys {
             let hash = hash_of(id);
-            let mut i = (((hash >> 32) * self.size) >> 32) as usize;
+            let mut i = home(hash, self.size);
             while slots[i] != 0 {
                 i += 1;
                 if i == end {
                     i = 0;
                 }
             }
-            slots[i] = (hash as u32 & !self.id_mask) | (id + 1);
+            slots[i] = tag(hash, self.id_mask) | (id + 1);
         }
     }
+}
+
+/// A borrowed view of an [`Index`]'s table (see [`Index::table`]).
+struct Table<'a> {
+    /// From `Index::first` on.
+    slots: &'a mut [u32],
+    size: u64,
+    id_mask: u32,
+}
+
+impl Table<'_> {
+    /// The lookup of [`Index::intern`], once the table has room.
+    #[inline(always)]
+    fn intern(&mut self, hash: u64, new_id: u32, is_key: impl Fn(u32) -> bool) -> (u32, bool) {
+        let (tag, id_mask) = (tag(hash, self.id_mask), self.id_mask);
+        let mut i = home(hash, self.size);
+        let end = self.size as usize;
+        loop {
+            let slot = self.slots[i];
+            if slot == 0 {
+                self.slots[i] = tag | (new_id + 1);
+                return (new_id, true);
+            }
+            // Without the tag, only the id part is left when the slot's tag is `tag`.
+            let untagged = slot ^ tag;
+            if untagged <= id_mask {
+                let found = untagged - 1;
+                if is_key(found) {
+                    return (found, false);
+                }
+            }
+            i += 1;
+            if i == end {
+                i = 0;
+            }
+        }
+    }
+}
+
+/// See [`Index::home`].
+#[inline(always)]
+fn home(hash: u64, size: u64) -> usize {
+    (((hash >> 32) * size) >> 32) as usize
+}
+
+/// See [`Index::tag`].
+#[inline(always)]
+fn tag(hash: u64, id_mask: u32) -> u32 {
+    hash as u32 & !id_mask
 }
 
 /// A hint to the cache to fetch the line of `slot`; no effect on the program's meaning.
@@ -276,6 +356,35 @@ mod tests {
             index.find(hash_words(&absent), |id| keys[id as usize] == absent),
             None
         );
+    }
+
+    #[test]
+    fn a_batch_is_interned_as_one_key_at_a_time() {
+        let (mut one, mut one_keys) = (Index::with_room(0), Vec::<[u64; 2]>::new());
+        let (mut all, mut all_keys) = (Index::with_room(0), Vec::<[u64; 2]>::new());
+        // Keys repeat within a batch and across batches, over several growths.
+        for b in 0..200u64 {
+            let batch: Vec<[u64; 2]> = (0..100).map(|j| key((b * 37 + j * 13) % 6_000)).collect();
+            let hashes: Vec<u64> = batch.iter().map(|k| hash_words(k)).collect();
+            let mut ids = vec![0; batch.len()];
+            all.intern_all(&mut all_keys, &batch, &hashes, &mut ids, |k| hash_words(k));
+            for (k, &id) in batch.iter().zip(&ids) {
+                let (expected, new) = one.intern(
+                    hash_words(k),
+                    one_keys.len() as u32,
+                    |id| one_keys[id as usize] == *k,
+                    |id| hash_words(&one_keys[id as usize]),
+                );
+                if new {
+                    one_keys.push(*k);
+                }
+                assert_eq!(id, expected);
+            }
+            let table = |index: &Index| index.slots[index.first..][..index.size as usize].to_vec();
+            assert_eq!(table(&all), table(&one));
+        }
+        assert_eq!(all_keys, one_keys);
+        assert_eq!(all.len(), 6_000);
     }
 
     #[test]

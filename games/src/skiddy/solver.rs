@@ -235,6 +235,8 @@ struct Batch {
     starts: [u8; BATCH],
     /// Per state: one bit per direction whose move changes something (none for a win).
     moves: [u8; BATCH],
+    /// The successors' ids, as interned.
+    ids: [u32; 4 * BATCH],
 }
 
 impl Batch {
@@ -246,6 +248,7 @@ impl Batch {
             found: 0,
             starts: [0; BATCH],
             moves: [0; BATCH],
+            ids: [0; 4 * BATCH],
         }
     }
 
@@ -291,7 +294,7 @@ impl Batch {
 
     /// Gives the successors their ids (new states are appended) and records the edges.
     #[inline(always)]
-    fn intern(&self, graph: &mut Graph, index: &mut Index, classify: &impl Fn(State) -> u8) {
+    fn intern(&mut self, graph: &mut Graph, index: &mut Index, classify: &impl Fn(State) -> u8) {
         let first_edge = graph.succ.len();
         for (k, u) in self.states.clone().enumerate() {
             if u % MARK == 0 {
@@ -306,22 +309,34 @@ impl Batch {
         // from `deeper` on come from it (ids are breadth-first, and a new id is beyond
         // every state of the batch, so a batch starts at most one layer).
         let layer = *graph.layers.last().expect("layer 0") as usize;
-        let mut deeper = match layer.checked_sub(self.states.start) {
+        let deeper = match layer.checked_sub(self.states.start) {
             None => 0,
             Some(k) if k < self.states.len() => usize::from(self.starts[k]),
             Some(_) => usize::MAX,
         };
-        let found = &self.successors[..self.found];
-        for (i, (&key, &hash)) in found.iter().zip(&self.hashes).enumerate() {
-            let (id, is_new) = intern(index, key, hash, &graph.keys);
-            if is_new {
-                if i >= deeper {
-                    graph.layers.push(id);
-                    deeper = usize::MAX;
-                }
-                graph.push(key, classify(key));
+        let old = graph.keys.len();
+        let (found, ids) = (self.found, &mut self.ids[..self.found]);
+        index.intern_all(
+            &mut graph.keys,
+            &self.successors[..found],
+            &self.hashes[..found],
+            ids,
+            |&key| hash(key),
+        );
+        graph.succ.extend_from_slice(ids);
+        // New ids are given in order, so the first one from `deeper` on follows every id
+        // before it.
+        if let Some(before) = ids.get(..deeper) {
+            let first_deeper = before
+                .iter()
+                .map(|&id| id as usize + 1)
+                .fold(old, usize::max);
+            if first_deeper < graph.keys.len() {
+                graph.layers.push(first_deeper as u32);
             }
-            graph.succ.push(id);
+        }
+        for id in old..graph.keys.len() {
+            graph.push_info(classify(graph.keys[id]));
         }
     }
 }
@@ -348,6 +363,15 @@ impl Graph {
             self.wins.push(self.info.len() as u32);
         }
         self.keys.push(state);
+        self.info.push(flags);
+    }
+
+    /// Appends the flags of a state whose key is already in `keys`.
+    #[inline(always)]
+    fn push_info(&mut self, flags: u8) {
+        if flags & WIN != 0 {
+            self.wins.push(self.info.len() as u32);
+        }
         self.info.push(flags);
     }
 
