@@ -24,7 +24,6 @@ pub struct Index {
     size: u64,
     /// The id part of a slot; the tag is the rest.
     id_mask: u32,
-    len: usize,
     /// Keys held before the next one makes the table grow: up to 75 % full.
     room: usize,
 }
@@ -100,18 +99,8 @@ impl Index {
             first,
             size: size as u64,
             id_mask: u32::MAX >> 32u32.saturating_sub(id_bits),
-            len: 0,
             room: size / 4 * 3,
         }
-    }
-
-    /// Keys indexed.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// The home slot (counted from `first`) of a key with this hash: anywhere in the
@@ -162,12 +151,10 @@ impl Index {
         is_key: impl Fn(u32) -> bool,
         hash_of: impl Fn(u32) -> u64,
     ) -> (u32, bool) {
-        if self.len >= self.room {
+        if new_id as usize >= self.room {
             self.grow(new_id, hash_of);
         }
-        let (id, is_new) = self.table().intern(hash, new_id, is_key);
-        self.len += usize::from(is_new);
-        (id, is_new)
+        self.table().intern(hash, new_id, is_key)
     }
 
     /// [`Index::intern`] for each of `batch` (with its `hashes`) in order, its id written
@@ -185,7 +172,6 @@ impl Index {
         ids: &mut [u32],
         hash_of: impl Fn(&K) -> u64,
     ) {
-        debug_assert_eq!(keys.len(), self.len);
         let mut done = 0;
         while done < batch.len() {
             if keys.len() >= self.room {
@@ -207,7 +193,6 @@ impl Index {
             }
             done = run.end;
         }
-        self.len = keys.len();
     }
 
     /// The table's slots and the fields a lookup needs, borrowed for a run of lookups.
@@ -242,7 +227,6 @@ impl Index {
         };
         self.slots = Vec::new();
         *self = Index::with_lines(lines);
-        self.len = keys as usize;
         let end = lines * LINE;
         let slots = &mut self.slots[self.first..];
         for id in 0..keys {
@@ -345,7 +329,6 @@ mod tests {
             assert_eq!((id, new), (i as u32, true));
             keys.push(k);
         }
-        assert_eq!(index.len(), 10_000);
         for i in (0..10_000u64).rev() {
             let k = key(i);
             let found = index.find(hash_words(&k), |id| keys[id as usize] == k);
@@ -384,7 +367,7 @@ mod tests {
             assert_eq!(table(&all), table(&one));
         }
         assert_eq!(all_keys, one_keys);
-        assert_eq!(all.len(), 6_000);
+        assert_eq!(all_keys.len(), 6_000);
     }
 
     #[test]
