@@ -303,6 +303,15 @@ fn explore_fixed<const W: usize, const K: usize>(
         // SAFETY: the instructions it is compiled for were just detected.
         return unsafe { explore_with_bit_instructions::<W, K>(board, start, limits) };
     }
+    explore_portable::<W, K>(board, start, limits)
+}
+
+/// The search a CPU without the bit instructions takes.
+fn explore_portable<const W: usize, const K: usize>(
+    board: &Board,
+    start: &[u64; W],
+    limits: &Limits,
+) -> Result<graph::Graph, Exhausted> {
     // SAFETY: without `BMI2`, no instruction beyond the baseline.
     unsafe { explore_with::<W, K, false>(board, start, limits) }
 }

@@ -228,21 +228,26 @@ fn packed_keys_round_trip_at_every_width() {
     round_trip::<9, { rules::key_words(9) }>();
 }
 
+/// The bench level and the levels of seeds `1..=seeds` of every tier.
+fn bench_and_generated_levels(seeds: u64, limits: &Limits) -> Vec<FruitLevel> {
+    let generated = Difficulty::ALL.into_iter().flat_map(|difficulty| {
+        (1..=seeds).map(move |seed| {
+            crate::game::generate_level::<Fruit>(difficulty, seed, limits.stop)
+                .unwrap()
+                .level
+        })
+    });
+    std::iter::once(Fruit::bench_level())
+        .chain(generated)
+        .collect()
+}
+
 /// The analysis's solution and dead ends, taken without the distances, are the ones the
 /// distances give: on the bench level and on a level of every tier.
 #[test]
 fn solution_and_dead_ends_match_the_distances() {
     let limits = Limits::states(1_000_000);
-    let mut levels = vec![Fruit::bench_level()];
-    for difficulty in Difficulty::ALL {
-        for seed in 1..=3 {
-            levels.push(
-                crate::game::generate_level::<Fruit>(difficulty, seed, limits.stop)
-                    .unwrap()
-                    .level,
-            );
-        }
-    }
+    let levels = bench_and_generated_levels(3, &limits);
     for lv in &levels {
         let (board, start) = Board::compile(lv);
         let graph = explore(&board, &start, &limits).unwrap();
@@ -251,16 +256,6 @@ fn solution_and_dead_ends_match_the_distances() {
         let by_distance = graph.dead_ends_by_distance(&dist);
         assert_eq!(graph.dead_ends(), by_distance);
     }
-}
-
-/// The search a CPU without the bit instructions takes.
-fn explore_portable<const W: usize, const K: usize>(
-    board: &Board,
-    start: &[u64; W],
-    limits: &Limits,
-) -> Result<graph::Graph, Exhausted> {
-    // SAFETY: without `BMI2`, no instruction beyond the baseline.
-    unsafe { explore_with::<W, K, false>(board, start, limits) }
 }
 
 /// The portable search and the one compiled with the bit instructions build the same
@@ -273,16 +268,7 @@ fn both_routes_build_the_same_graph() {
         return;
     }
     let limits = Limits::states(1_000_000);
-    let mut levels = vec![Fruit::bench_level()];
-    for difficulty in Difficulty::ALL {
-        for seed in 1..=5 {
-            levels.push(
-                crate::game::generate_level::<Fruit>(difficulty, seed, limits.stop)
-                    .unwrap()
-                    .level,
-            );
-        }
-    }
+    let levels = bench_and_generated_levels(5, &limits);
     for lv in &levels {
         let (board, start) = Board::compile(lv);
         let portable = at_width!(explore_portable(&board, start.as_slice(), &limits));
