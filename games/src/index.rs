@@ -195,9 +195,18 @@ impl Index {
         }
     }
 
+    /// Grows the table now if `more` keys after the `keys` held could fill it, so that
+    /// the next `more` lookups may go through one [`Index::table`] without a check.
+    #[inline(always)]
+    pub fn make_room(&mut self, keys: u32, more: usize, hash_of: impl Fn(u32) -> u64) {
+        if keys as usize + more > self.room {
+            self.grow(keys, hash_of);
+        }
+    }
+
     /// The table's slots and the fields a lookup needs, borrowed for a run of lookups.
     #[inline(always)]
-    fn table(&mut self) -> Table<'_> {
+    pub fn table(&mut self) -> Table<'_> {
         Table {
             slots: &mut self.slots[self.first..],
             size: self.size,
@@ -244,7 +253,7 @@ impl Index {
 }
 
 /// A borrowed view of an [`Index`]'s table (see [`Index::table`]).
-struct Table<'a> {
+pub struct Table<'a> {
     /// From `Index::first` on.
     slots: &'a mut [u32],
     size: u64,
@@ -254,7 +263,7 @@ struct Table<'a> {
 impl Table<'_> {
     /// The lookup of [`Index::intern`], once the table has room.
     #[inline(always)]
-    fn intern(&mut self, hash: u64, new_id: u32, is_key: impl Fn(u32) -> bool) -> (u32, bool) {
+    pub fn intern(&mut self, hash: u64, new_id: u32, is_key: impl Fn(u32) -> bool) -> (u32, bool) {
         let (tag, id_mask) = (tag(hash, self.id_mask), self.id_mask);
         let mut i = home(hash, self.size);
         let end = self.size as usize;
@@ -368,6 +377,40 @@ mod tests {
         }
         assert_eq!(all_keys, one_keys);
         assert_eq!(all_keys.len(), 6_000);
+    }
+
+    /// Room made ahead for a few keys, then the table borrowed for their lookups: the
+    /// same ids as one lookup at a time, across several growths.
+    #[test]
+    fn room_made_ahead_interns_as_intern_does() {
+        let (mut one, mut one_keys) = (Index::with_room(0), Vec::<[u64; 2]>::new());
+        let (mut ahead, mut ahead_keys) = (Index::with_room(0), Vec::<[u64; 2]>::new());
+        for b in 0..2_000u64 {
+            let batch: Vec<[u64; 2]> = (0..4).map(|j| key((b * 3 + j * 7) % 5_000)).collect();
+            let held = ahead_keys.len() as u32;
+            ahead.make_room(held, batch.len(), |id| hash_words(&ahead_keys[id as usize]));
+            let mut table = ahead.table();
+            for k in &batch {
+                let (id, new) = table.intern(hash_words(k), ahead_keys.len() as u32, |id| {
+                    ahead_keys[id as usize] == *k
+                });
+                if new {
+                    ahead_keys.push(*k);
+                }
+                let (expected, one_new) = one.intern(
+                    hash_words(k),
+                    one_keys.len() as u32,
+                    |id| one_keys[id as usize] == *k,
+                    |id| hash_words(&one_keys[id as usize]),
+                );
+                if one_new {
+                    one_keys.push(*k);
+                }
+                assert_eq!((id, new), (expected, one_new));
+            }
+        }
+        assert_eq!(ahead_keys, one_keys);
+        assert_eq!(ahead_keys.len(), 5_000);
     }
 
     #[test]

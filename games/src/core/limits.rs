@@ -70,6 +70,26 @@ impl Limits<'_> {
         }
         Ok(())
     }
+
+    /// [`Limits::tick`]'s cap for a search that knows, before a stretch of work, how
+    /// many states it will have expanded by its end: it fails now where `tick` would
+    /// have failed within the stretch, which the search then need not count state by
+    /// state.
+    pub fn check_ahead(&self, states_by_then: u64) -> Result<(), Exhausted> {
+        if states_by_then > self.max_states {
+            return Err(Exhausted::States(self.max_states));
+        }
+        Ok(())
+    }
+
+    /// [`Limits::tick`]'s stop request alone, for a search that checks its cap with
+    /// [`Limits::check_ahead`]; call it every few thousand states.
+    pub fn check_stop(&self) -> Result<(), Exhausted> {
+        if self.stop.requested() {
+            return Err(Exhausted::Stopped);
+        }
+        Ok(())
+    }
 }
 
 /// Why a solver gave up before finishing.
@@ -87,5 +107,35 @@ impl fmt::Display for Exhausted {
             Exhausted::States(cap) => write!(f, "gave up after {cap} states (the state budget)"),
             Exhausted::Stopped => f.write_str("gave up: the time budget ran out"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cap_checked_ahead_fails_where_ticking_would() {
+        let limits = Limits::states(3);
+        for states in 1..=3 {
+            assert_eq!(
+                (limits.tick(states), limits.check_ahead(states)),
+                (Ok(()), Ok(()))
+            );
+        }
+        assert_eq!(limits.tick(4), Err(Exhausted::States(3)));
+        assert_eq!(limits.check_ahead(4), Err(Exhausted::States(3)));
+    }
+
+    #[test]
+    fn a_stop_request_is_seen_by_check_stop() {
+        let stop = Stop::never();
+        let limits = Limits {
+            max_states: 10,
+            stop: &stop,
+        };
+        assert_eq!(limits.check_stop(), Ok(()));
+        stop.cancel();
+        assert_eq!(limits.check_stop(), Err(Exhausted::Stopped));
     }
 }

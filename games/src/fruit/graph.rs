@@ -15,7 +15,7 @@
 //! and lists for the distances.
 
 use crate::core::{Dir, Exhausted, Limits};
-use crate::index::{Index, hash_two, hash_words};
+use crate::index::{Index, Table, hash_two, hash_words};
 use crate::memory;
 use crate::successors::{self, MARK, NONE, PredChains, Preds};
 
@@ -33,6 +33,8 @@ pub enum Step {
 pub const UNREACHABLE: u32 = u32::MAX;
 
 const WIN: u8 = 1;
+/// States between two looks at the stop request (a multiple of [`MARK`]).
+const STOP_CHECKS: usize = 4096;
 /// The high nibble of a state's info byte: one bit per direction (in `Dir::ALL` order)
 /// whose tilt leads to a state.
 const MOVES_SHIFT: u32 = 4;
@@ -88,28 +90,35 @@ pub fn explore<const W: usize, const K: usize>(
     let (mut begin, mut end) = (0u32, 1u32);
     while begin < end {
         search.note_layer(begin..end);
+        // Every state but a win is expanded, so by the layer's end the states expanded
+        // are those so far less the wins, all known now: the cap is checked once a
+        // layer, not counted a state at a time.
+        limits.check_ahead(u64::from(end) - search.graph.wins.len() as u64)?;
         for u in begin..end {
             if (u as usize).is_multiple_of(MARK) {
                 search.graph.marks.push(search.graph.succ.len() as u32);
+                if (u as usize).is_multiple_of(STOP_CHECKS) {
+                    limits.check_stop()?;
+                }
             }
             if search.graph.info[u as usize] & WIN != 0 {
                 continue;
             }
-            search.graph.expanded += 1;
-            limits.tick(search.graph.expanded)?;
             let current = (codec.unpack)(search.key(u));
             // One call a direction, not a loop: each is its own copy of the tilt, with
             // the direction a constant.
             let (pack, mut moves) = (&codec.pack, 0);
-            moves |= search.try_move(&current, Dir::U, &mut next, &mut tilt, &is_win, pack);
-            moves |= search.try_move(&current, Dir::D, &mut next, &mut tilt, &is_win, pack);
-            moves |= search.try_move(&current, Dir::L, &mut next, &mut tilt, &is_win, pack);
-            moves |= search.try_move(&current, Dir::R, &mut next, &mut tilt, &is_win, pack);
+            let mut board = search.expansion();
+            moves |= board.try_move(&current, Dir::U, &mut next, &mut tilt, &is_win, pack);
+            moves |= board.try_move(&current, Dir::D, &mut next, &mut tilt, &is_win, pack);
+            moves |= board.try_move(&current, Dir::L, &mut next, &mut tilt, &is_win, pack);
+            moves |= board.try_move(&current, Dir::R, &mut next, &mut tilt, &is_win, pack);
             search.graph.info[u as usize] |= moves << MOVES_SHIFT;
         }
         (begin, end) = (end, search.graph.info.len() as u32);
     }
     let mut graph = search.graph;
+    graph.expanded = (graph.len() - graph.wins.len()) as u64;
     graph.keys = search.keys.into_flattened();
     Ok(graph)
 }
@@ -156,8 +165,9 @@ impl<const K: usize> Search<K> {
             keys: Vec::with_capacity(room),
             index: Index::with_room(index_room),
         };
-        search.intern(start);
-        search.add(start, win);
+        let mut first = search.expansion();
+        first.intern(start);
+        first.add(start, win);
         search
     }
 
@@ -166,28 +176,40 @@ impl<const K: usize> Search<K> {
         &self.keys[id as usize]
     }
 
-    /// The id of `key`, entered as the next id if new (the caller then adds it).
+    /// The expansion of one board: it adds at most four keys, so the index is checked
+    /// for room once a board, and its table borrowed for the board's lookups.
     #[inline(always)]
-    fn intern(&mut self, key: &[u32; K]) -> (u32, bool) {
+    fn expansion(&mut self) -> Expansion<'_, K> {
         let keys = &self.keys;
-        self.index.intern(
-            hash_key(key),
-            self.graph.info.len() as u32,
-            |id| keys[id as usize] == *key,
-            |id| hash_key(&keys[id as usize]),
-        )
-    }
-
-    /// Appends the state [`Search::intern`] just entered.
-    #[inline(always)]
-    fn add(&mut self, key: &[u32; K], win: bool) {
-        if win {
-            self.graph.wins.push(self.graph.info.len() as u32);
+        let held = self.graph.info.len() as u32;
+        self.index
+            .make_room(held, 4, |id| hash_key(&keys[id as usize]));
+        Expansion {
+            graph: &mut self.graph,
+            keys: &mut self.keys,
+            table: self.index.table(),
         }
-        self.keys.push(*key);
-        self.graph.info.push(u8::from(win) * WIN);
     }
 
+    /// Records the layer about to be expanded; the first that holds a win is the par.
+    fn note_layer(&mut self, layer: std::ops::Range<u32>) {
+        let graph = &mut self.graph;
+        graph.layers.push(layer.start);
+        let info = &graph.info[layer.start as usize..layer.end as usize];
+        if graph.par.is_none() && info.iter().any(|&i| i & WIN != 0) {
+            graph.par = Some(graph.layers.len() as u32 - 1);
+        }
+    }
+}
+
+/// One board's expansion (see [`Search::expansion`]).
+struct Expansion<'a, const K: usize> {
+    graph: &'a mut Graph,
+    keys: &'a mut Vec<[u32; K]>,
+    table: Table<'a>,
+}
+
+impl<const K: usize> Expansion<'_, K> {
     /// Tilts `current` toward `dir` into `next` and, when that is a move, interns the
     /// board and appends the edge: the move's bit, or 0.
     #[inline(always)]
@@ -212,14 +234,23 @@ impl<const K: usize> Search<K> {
         1 << dir.index()
     }
 
-    /// Records the layer about to be expanded; the first that holds a win is the par.
-    fn note_layer(&mut self, layer: std::ops::Range<u32>) {
-        let graph = &mut self.graph;
-        graph.layers.push(layer.start);
-        let info = &graph.info[layer.start as usize..layer.end as usize];
-        if graph.par.is_none() && info.iter().any(|&i| i & WIN != 0) {
-            graph.par = Some(graph.layers.len() as u32 - 1);
+    /// The id of `key`, entered as the next id if new (the caller then adds it).
+    #[inline(always)]
+    fn intern(&mut self, key: &[u32; K]) -> (u32, bool) {
+        let keys = &*self.keys;
+        let new_id = self.graph.info.len() as u32;
+        self.table
+            .intern(hash_key(key), new_id, |id| keys[id as usize] == *key)
+    }
+
+    /// Appends the state [`Expansion::intern`] just entered.
+    #[inline(always)]
+    fn add(&mut self, key: &[u32; K], win: bool) {
+        if win {
+            self.graph.wins.push(self.graph.info.len() as u32);
         }
+        self.keys.push(*key);
+        self.graph.info.push(u8::from(win) * WIN);
     }
 }
 
@@ -484,6 +515,7 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::Stop;
 
     /// Keys are the states themselves.
     type Plain = Codec<fn(&[u64; 1]) -> [u32; 1], fn(&[u32; 1]) -> [u64; 1]>;
@@ -558,5 +590,29 @@ mod tests {
         let limits = Limits::states(2);
         let err = explore(&[2], &limits, counter_tilt, |s| s[0] == 5, same()).err();
         assert_eq!(err, Some(Exhausted::States(2)));
+    }
+
+    /// The cap, checked a layer ahead, is still a count of the states expanded: a budget
+    /// of exactly those of a complete search is enough, one fewer is not.
+    #[test]
+    fn the_budget_counts_the_states_expanded() {
+        let search = |limits: &Limits| explore(&[2], limits, counter_tilt, |s| s[0] == 5, same());
+        let complete = search(&Limits::states(100)).unwrap();
+        // States 2, 3, 1, 4, 0 expanded; 5 is the win.
+        assert_eq!(complete.expanded, 5);
+        assert_eq!(search(&Limits::states(5)).unwrap().expanded, 5);
+        assert_eq!(search(&Limits::states(4)).err(), Some(Exhausted::States(4)));
+    }
+
+    #[test]
+    fn a_stop_request_ends_the_search() {
+        let stop = Stop::never();
+        stop.cancel();
+        let limits = Limits {
+            max_states: 100,
+            stop: &stop,
+        };
+        let err = explore(&[2], &limits, counter_tilt, |s| s[0] == 5, same()).err();
+        assert_eq!(err, Some(Exhausted::Stopped));
     }
 }
