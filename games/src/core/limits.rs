@@ -71,19 +71,20 @@ impl Limits<'_> {
         Ok(())
     }
 
-    /// [`Limits::tick`]'s cap for a search that knows, before a stretch of work, how
-    /// many states it will have expanded by its end: it fails now where `tick` would
-    /// have failed within the stretch, which the search then need not count state by
-    /// state.
-    pub fn check_ahead(&self, states_by_then: u64) -> Result<(), Exhausted> {
-        if states_by_then > self.max_states {
+    /// [`Limits::tick`]'s cap alone, for a search that counts its states by stretches
+    /// instead of one at a time: it fails when `states` are over the cap. Called with
+    /// the count at a stretch's end, before the stretch (a search that knows it then) or
+    /// after it, it fails where `tick` would have failed within the stretch; a failed
+    /// search returns the error alone, so where in the stretch makes no difference.
+    pub fn check_cap(&self, states: u64) -> Result<(), Exhausted> {
+        if states > self.max_states {
             return Err(Exhausted::States(self.max_states));
         }
         Ok(())
     }
 
     /// [`Limits::tick`]'s stop request alone, for a search that checks its cap with
-    /// [`Limits::check_ahead`]; call it every few thousand states.
+    /// [`Limits::check_cap`]; call it every few thousand states.
     pub fn check_stop(&self) -> Result<(), Exhausted> {
         if self.stop.requested() {
             return Err(Exhausted::Stopped);
@@ -115,16 +116,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_cap_checked_ahead_fails_where_ticking_would() {
+    fn a_cap_checked_by_stretches_fails_where_ticking_would() {
         let limits = Limits::states(3);
         for states in 1..=3 {
             assert_eq!(
-                (limits.tick(states), limits.check_ahead(states)),
+                (limits.tick(states), limits.check_cap(states)),
                 (Ok(()), Ok(()))
             );
         }
         assert_eq!(limits.tick(4), Err(Exhausted::States(3)));
-        assert_eq!(limits.check_ahead(4), Err(Exhausted::States(3)));
+        assert_eq!(limits.check_cap(4), Err(Exhausted::States(3)));
     }
 
     #[test]

@@ -93,7 +93,7 @@ pub fn explore<const W: usize, const K: usize>(
         // Every state but a win is expanded, so by the layer's end the states expanded
         // are those so far less the wins, all known now: the cap is checked once a
         // layer, not counted a state at a time.
-        limits.check_ahead(u64::from(end) - search.graph.wins.len() as u64)?;
+        limits.check_cap(u64::from(end) - search.graph.wins.len() as u64)?;
         for u in begin..end {
             if (u as usize).is_multiple_of(MARK) {
                 search.graph.marks.push(search.graph.succ.len() as u32);
