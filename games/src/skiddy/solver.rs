@@ -50,6 +50,8 @@ const ROW_LENS: [u8; 256] = {
 };
 /// States expanded together (see [`explore`]).
 const BATCH: usize = 32;
+/// Expanded states between two looks at the stop request.
+const STOP_CHECKS: u64 = 4096;
 
 /// A position's hash: its three words as two.
 #[inline]
@@ -275,7 +277,6 @@ impl Batch {
             let mut changed = 0;
             if graph.info[u] & WIN == 0 {
                 expanded += 1;
-                limits.tick(expanded)?;
                 moves.each_tilt(graph.keys[u], |d, next| {
                     let hash = hash(next);
                     self.successors[found] = next;
@@ -286,6 +287,11 @@ impl Batch {
                 });
             }
             self.moves[k] = changed;
+        }
+        // The cap once a batch, and the stop request once 4,096 states have passed.
+        limits.check_cap(expanded)?;
+        if expanded / STOP_CHECKS != graph.expanded / STOP_CHECKS {
+            limits.check_stop()?;
         }
         graph.expanded = expanded;
         self.found = found;

@@ -104,6 +104,26 @@ fn the_state_budget_is_reported() {
     assert_eq!(err, Some(Exhausted::States(3)));
 }
 
+/// The cap, checked once a batch, still counts the states expanded: a budget of exactly
+/// those of a complete search is enough, one fewer is not.
+#[test]
+fn the_budget_counts_the_states_expanded() {
+    // A level of several batches (a batch is 32 states).
+    let (board, start, expanded) = (200..)
+        .find_map(|seed| {
+            let (board, start) = Board::compile(&random_level(seed));
+            let graph = solver::explore(&board, start, &Limits::states(200_000)).ok()?;
+            (graph.expanded > 100).then_some((board, start, graph.expanded))
+        })
+        .expect("a level of more than 100 states");
+    let search = |budget| solver::explore(&board, start, &Limits::states(budget));
+    assert_eq!(search(expanded).unwrap().expanded, expanded);
+    assert_eq!(
+        search(expanded - 1).err(),
+        Some(Exhausted::States(expanded - 1))
+    );
+}
+
 #[test]
 fn replay_earns_medals_by_the_moves_played() {
     let lv = level(&LEVEL_1_1);
