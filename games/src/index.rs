@@ -3,7 +3,9 @@
 //!
 //! Open addressing with linear probing: a slot is 4 bytes, the key's id + 1 in the low
 //! bits and some bits of its hash (a tag) above them, 0 when empty. A probe compares tags
-//! and reads the key only on a match, which is almost only the key itself. The table is
+//! and reads the key only on a match, which is almost only the key itself. Probes run on
+//! past the last home slot into a spill area instead of wrapping to the first, and the
+//! area's last slot stays empty, so a probe needs no test for the end. The table is
 //! at most 75 % full and grows by refilling a larger table from the keys (eight times
 //! the size while under 128 KiB, twice while under 16 MiB, then a quarter more), the old
 //! one freed first: from 16 MiB on a state costs 5.3 to 6.7 bytes here, nothing is
@@ -16,14 +18,18 @@
 use crate::memory;
 
 pub struct Index {
-    /// `LINE - 1` spare slots in front, so that `slots[first]` starts a cache line.
+    /// `LINE - 1` spare slots in front, so that `slots[first]` starts a cache line; from
+    /// there the home slots, then the spill area.
     slots: Vec<u32>,
     first: usize,
-    /// Slots in the table, a whole number of lines (any number: the home slot is a
+    /// Home slots in the table, a whole number of lines (any number: the home slot is a
     /// multiply, not a mask).
     size: u64,
-    /// The id part of a slot; the tag is the rest.
-    id_mask: u32,
+    /// Home slots and spill area: the table's last slot, `slots[first + end - 1]`, is
+    /// never filled (see [`Table::intern`]).
+    end: usize,
+    /// The tag part of a slot; the id part is the rest.
+    tag_mask: u32,
     /// Keys held before the next one makes the table grow: up to 75 % full.
     room: usize,
 }
@@ -34,6 +40,12 @@ const LINE: usize = 16;
 const DEFAULT_LINES: usize = 256;
 /// The smallest table [`Index::with_room`] gives, in lines.
 const MIN_LINES: usize = 4;
+/// The spill area after the home slots, in lines, at most (4 KiB); smaller tables have
+/// an eighth of their lines more, at least one. Keys spill from the cluster that runs
+/// past the last home slot; one that would fill the area's last slot makes the area
+/// twice as large first: at most 75 % full, a cluster of a few hundred slots is needed
+/// for that.
+const SPILL_LINES: usize = 64;
 /// Tables under this many slots (128 KiB) grow eightfold, larger ones twofold: a search
 /// that starts small and finds thousands of states refills a small table a few times
 /// instead of ten, and the size a large one ends at is the same.
@@ -88,8 +100,13 @@ impl Index {
     }
 
     fn with_lines(lines: usize) -> Index {
+        Index::with_spill(lines, (lines / 8).clamp(1, SPILL_LINES))
+    }
+
+    fn with_spill(lines: usize, spill_lines: usize) -> Index {
         let size = lines * LINE;
-        let slots: Vec<u32> = memory::zeroed(size + LINE - 1);
+        let end = size + spill_lines * LINE;
+        let slots: Vec<u32> = memory::zeroed(end + LINE - 1);
         let misalignment = slots.as_ptr() as usize % (LINE * size_of::<u32>());
         let first = (LINE - misalignment / size_of::<u32>()) % LINE;
         // Ids stay below `room`, under `size`: the id part needs the bits of `size`.
@@ -98,7 +115,8 @@ impl Index {
             slots,
             first,
             size: size as u64,
-            id_mask: u32::MAX >> 32u32.saturating_sub(id_bits),
+            end,
+            tag_mask: !(u32::MAX >> 32u32.saturating_sub(id_bits)),
             room: size / 4 * 3,
         }
     }
@@ -115,27 +133,26 @@ impl Index {
     /// The tag of a key with this hash: low hash bits, independent of the home slot.
     #[inline(always)]
     fn tag(&self, hash: u64) -> u32 {
-        tag(hash, self.id_mask)
+        tag(hash, self.tag_mask)
     }
 
     /// The id of the key with this hash for which `is_key` holds, or `None`.
     #[inline(always)]
     pub fn find(&self, hash: u64, is_key: impl Fn(u32) -> bool) -> Option<u32> {
-        let (tag, id_mask) = (self.tag(hash), self.id_mask);
-        let slots = &self.slots[self.first..];
+        let tag = self.tag(hash);
+        let slots = self.slots();
         let mut i = self.home(hash);
         loop {
-            let slot = slots[i];
+            // SAFETY: as in `Table::intern`, `i` stops at an empty slot inside the table.
+            let slot = unsafe { *slots.get_unchecked(i) };
             if slot == 0 {
                 return None;
             }
-            if slot & !id_mask == tag && is_key((slot & id_mask) - 1) {
-                return Some((slot & id_mask) - 1);
+            let untagged = slot ^ tag;
+            if untagged & self.tag_mask == 0 && is_key(untagged - 1) {
+                return Some(untagged - 1);
             }
             i += 1;
-            if i == self.size as usize {
-                i = 0;
-            }
         }
     }
 
@@ -152,9 +169,53 @@ impl Index {
         hash_of: impl Fn(u32) -> u64,
     ) -> (u32, bool) {
         if new_id as usize >= self.room {
-            self.grow(new_id, hash_of);
+            self.grow((0..new_id).map(&hash_of));
         }
-        self.table().intern(hash, new_id, is_key)
+        self.intern_in_room(hash, new_id, is_key, hash_of)
+    }
+
+    /// Grows the table now if `more` keys after the `keys` held could fill it, so that
+    /// the next `more` lookups may skip the check, by [`Index::intern_in_room`].
+    #[inline(always)]
+    pub fn make_room(&mut self, keys: u32, more: usize, hash_of: impl Fn(u32) -> u64) {
+        if keys as usize + more > self.room {
+            self.grow((0..keys).map(&hash_of));
+        }
+    }
+
+    /// [`Index::intern`] without the room check, for a caller that made room with
+    /// [`Index::make_room`].
+    #[inline(always)]
+    pub fn intern_in_room(
+        &mut self,
+        hash: u64,
+        new_id: u32,
+        is_key: impl Fn(u32) -> bool,
+        hash_of: impl Fn(u32) -> u64,
+    ) -> (u32, bool) {
+        match self.table().intern(hash, new_id, &is_key) {
+            Some(interned) => interned,
+            None => self.intern_spilled(hash, new_id, is_key, hash_of),
+        }
+    }
+
+    /// [`Index::intern`] of a key that found the spill area full: out of line, so that
+    /// the lookup keeps nothing for it.
+    #[cold]
+    #[inline(never)]
+    fn intern_spilled(
+        &mut self,
+        hash: u64,
+        new_id: u32,
+        is_key: impl Fn(u32) -> bool,
+        hash_of: impl Fn(u32) -> u64,
+    ) -> (u32, bool) {
+        loop {
+            self.widen_spill((0..new_id).map(&hash_of));
+            if let Some(interned) = self.table().intern(hash, new_id, &is_key) {
+                return interned;
+            }
+        }
     }
 
     /// [`Index::intern`] for each of `batch` (with its `hashes`) in order, its id written
@@ -175,42 +236,39 @@ impl Index {
         let mut done = 0;
         while done < batch.len() {
             if keys.len() >= self.room {
-                self.grow(keys.len() as u32, |id| hash_of(&keys[id as usize]));
+                self.grow(keys.iter().map(&hash_of));
             }
             let run = done..batch.len().min(done + self.room - keys.len());
-            let mut table = self.table();
-            for ((key, &hash), id) in batch[run.clone()]
-                .iter()
-                .zip(&hashes[run.clone()])
-                .zip(&mut ids[run.clone()])
-            {
-                let is_new;
-                (*id, is_new) =
-                    table.intern(hash, keys.len() as u32, |id| keys[id as usize] == *key);
-                if is_new {
-                    keys.push(*key);
-                }
+            let interned = self.table().intern_run(
+                keys,
+                &batch[run.clone()],
+                &hashes[run.clone()],
+                &mut ids[run.clone()],
+            );
+            done += interned;
+            if done < run.end {
+                self.widen_spill(keys.iter().map(&hash_of));
             }
-            done = run.end;
         }
     }
 
-    /// Grows the table now if `more` keys after the `keys` held could fill it, so that
-    /// the next `more` lookups may go through one [`Index::table`] without a check.
+    /// The table: home slots and spill area.
     #[inline(always)]
-    pub fn make_room(&mut self, keys: u32, more: usize, hash_of: impl Fn(u32) -> u64) {
-        if keys as usize + more > self.room {
-            self.grow(keys, hash_of);
-        }
+    fn slots(&self) -> &[u32] {
+        // SAFETY: `with_lines` allocates `LINE - 1` slots more than `end`, and `first` is
+        // under `LINE`.
+        unsafe { self.slots.get_unchecked(self.first..self.first + self.end) }
     }
 
     /// The table's slots and the fields a lookup needs, borrowed for a run of lookups.
     #[inline(always)]
-    pub fn table(&mut self) -> Table<'_> {
+    fn table(&mut self) -> Table<'_> {
+        let table = self.first..self.first + self.end;
         Table {
-            slots: &mut self.slots[self.first..],
+            // SAFETY: as in `Index::slots`.
+            slots: unsafe { self.slots.get_unchecked_mut(table) },
             size: self.size,
-            id_mask: self.id_mask,
+            tag_mask: self.tag_mask,
         }
     }
 
@@ -218,14 +276,15 @@ impl Index {
     /// the miss is in flight while other work goes on.
     #[inline(always)]
     pub fn prefetch(&self, hash: u64) {
-        prefetch(&self.slots[self.first + self.home(hash)]);
+        let home = self.first + self.home(hash);
+        prefetch(self.slots.as_ptr().wrapping_add(home));
     }
 
-    /// More lines (see [`FINE_GROWTH`]), refilled with the `keys` ids so far: the old
-    /// table is freed first, so growing never holds two tables at once.
+    /// More lines (see [`FINE_GROWTH`]), refilled with the `hashes` of the keys so far,
+    /// by id.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, keys: u32, hash_of: impl Fn(u32) -> u64) {
+    fn grow(&mut self, hashes: impl Iterator<Item = u64> + Clone) {
         let lines = self.size as usize / LINE;
         let lines = if self.size < FAST_GROWTH {
             lines * 8
@@ -234,58 +293,143 @@ impl Index {
         } else {
             lines + lines / 4
         };
-        self.slots = Vec::new();
-        *self = Index::with_lines(lines);
-        let end = lines * LINE;
-        let slots = &mut self.slots[self.first..];
-        for id in 0..keys {
-            let hash = hash_of(id);
-            let mut i = home(hash, self.size);
-            while slots[i] != 0 {
-                i += 1;
-                if i == end {
-                    i = 0;
-                }
+        self.rebuild(lines, (lines / 8).clamp(1, SPILL_LINES), hashes);
+    }
+
+    /// The same home slots with twice the spill area, refilled with the `hashes` of the
+    /// keys so far, by id: for a key that found the spill area full.
+    #[cold]
+    #[inline(never)]
+    fn widen_spill(&mut self, hashes: impl Iterator<Item = u64> + Clone) {
+        let spill_lines = (self.end - self.size as usize) / LINE;
+        self.rebuild(self.size as usize / LINE, spill_lines * 2, hashes);
+    }
+
+    /// A table of `lines` lines and a spill area of `spill_lines` lines or more, refilled
+    /// with the `hashes` of the keys so far, by id. The old table is freed first, so
+    /// that two tables are never held at once. The spill area doubles until the keys fit
+    /// (it takes a slot more than there are keys at most, so memory stays bounded).
+    #[inline(always)]
+    fn rebuild(
+        &mut self,
+        lines: usize,
+        mut spill_lines: usize,
+        hashes: impl Iterator<Item = u64> + Clone,
+    ) {
+        loop {
+            self.slots = Vec::new();
+            *self = Index::with_spill(lines, spill_lines);
+            if self.table().refill(hashes.clone()) {
+                return;
             }
-            slots[i] = tag(hash, self.id_mask) | (id + 1);
+            spill_lines *= 2;
         }
     }
 }
 
 /// A borrowed view of an [`Index`]'s table (see [`Index::table`]).
-pub struct Table<'a> {
-    /// From `Index::first` on.
+struct Table<'a> {
+    /// From `Index::first` on, home slots and spill area: the last slot stays empty, so
+    /// that every probe ends at an empty slot inside the table.
     slots: &'a mut [u32],
     size: u64,
-    id_mask: u32,
+    tag_mask: u32,
 }
 
 impl Table<'_> {
-    /// The lookup of [`Index::intern`], once the table has room.
+    /// The lookup of [`Index::intern`], once the table has room; `None` when the key is
+    /// new and its slot would be the table's last.
     #[inline(always)]
-    pub fn intern(&mut self, hash: u64, new_id: u32, is_key: impl Fn(u32) -> bool) -> (u32, bool) {
-        let (tag, id_mask) = (tag(hash, self.id_mask), self.id_mask);
+    fn intern(
+        &mut self,
+        hash: u64,
+        new_id: u32,
+        is_key: impl Fn(u32) -> bool,
+    ) -> Option<(u32, bool)> {
+        let tag = tag(hash, self.tag_mask);
         let mut i = home(hash, self.size);
-        let end = self.size as usize;
         loop {
-            let slot = self.slots[i];
+            // SAFETY: `i` starts at a home slot (under `size`, inside the table) and moves
+            // up one slot at a time, only past filled ones: the table's last slot is
+            // never filled (below and in `refill`), so it stays inside the table.
+            let slot = unsafe { *self.slots.get_unchecked(i) };
             if slot == 0 {
-                self.slots[i] = tag | (new_id + 1);
-                return (new_id, true);
+                if i == self.slots.len() - 1 {
+                    return None;
+                }
+                // SAFETY: as above, and `i` is not the last slot.
+                unsafe { *self.slots.get_unchecked_mut(i) = tag | (new_id + 1) };
+                return Some((new_id, true));
             }
             // Without the tag, only the id part is left when the slot's tag is `tag`.
             let untagged = slot ^ tag;
-            if untagged <= id_mask {
+            if untagged & self.tag_mask == 0 {
                 let found = untagged - 1;
                 if is_key(found) {
-                    return (found, false);
+                    return Some((found, false));
                 }
             }
             i += 1;
-            if i == end {
-                i = 0;
-            }
         }
+    }
+
+    /// [`Table::intern`] for each of `batch` in order, its id written to `ids` and new
+    /// keys appended to `keys`; the table must have room for the whole batch. Returns
+    /// how many were interned: all but those from one that found the spill area full.
+    #[inline(always)]
+    fn intern_run<K: Copy + Eq>(
+        &mut self,
+        keys: &mut Vec<K>,
+        batch: &[K],
+        hashes: &[u64],
+        ids: &mut [u32],
+    ) -> usize {
+        // A lookup adds at most one key. With room for all of them made first, the
+        // loop writes the new keys in place and keeps the count in a register, where
+        // `push` (which may reallocate) reloaded it from memory at every lookup.
+        keys.reserve(batch.len());
+        let (known, base) = (keys.len(), keys.as_mut_ptr());
+        let mut len = known;
+        let mut interned = 0;
+        for ((key, &hash), id) in batch.iter().zip(hashes).zip(ids.iter_mut()) {
+            // SAFETY: the table holds the ids below `len`, whose keys are written.
+            let is_key = |found: u32| unsafe { *base.add(found as usize) } == *key;
+            let Some((found, is_new)) = self.intern(hash, len as u32, is_key) else {
+                break;
+            };
+            *id = found;
+            if is_new {
+                // SAFETY: `len` is below `known + batch.len()`, within the room reserved.
+                unsafe { base.add(len).write(*key) };
+                len += 1;
+            }
+            interned += 1;
+        }
+        // SAFETY: the keys up to `len` are written (the first `known` were already).
+        unsafe { keys.set_len(len) };
+        interned
+    }
+
+    /// Enters the keys of these `hashes`, ids from 0 on, into an empty table; `false`
+    /// (stopped) if one found the spill area full.
+    #[inline(always)]
+    fn refill(&mut self, hashes: impl Iterator<Item = u64>) -> bool {
+        let last = self.slots.len() - 1;
+        for (id, hash) in hashes.enumerate() {
+            let mut i = home(hash, self.size);
+            // SAFETY: as in `Table::intern`, `i` stops at an empty slot inside the table.
+            while unsafe { *self.slots.get_unchecked(i) } != 0 {
+                i += 1;
+            }
+            if i == last {
+                return false;
+            }
+            // SAFETY: as above, and `i` is not the last slot.
+            unsafe {
+                *self.slots.get_unchecked_mut(i) = tag(hash, self.tag_mask) | (id as u32 + 1)
+            };
+        }
+        true
     }
 }
 
@@ -297,19 +441,19 @@ fn home(hash: u64, size: u64) -> usize {
 
 /// See [`Index::tag`].
 #[inline(always)]
-fn tag(hash: u64, id_mask: u32) -> u32 {
-    hash as u32 & !id_mask
+fn tag(hash: u64, tag_mask: u32) -> u32 {
+    hash as u32 & tag_mask
 }
 
 /// A hint to the cache to fetch the line of `slot`; no effect on the program's meaning.
 #[inline(always)]
-pub fn prefetch<T>(slot: &T) {
+pub fn prefetch<T>(slot: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is only a hint and never faults; the pointer comes from a
-    // reference, and SSE (which has PREFETCHT0) is part of every x86_64 target.
+    // SAFETY: prefetching is only a hint and never faults, whatever the address; SSE
+    // (which has PREFETCHT0) is part of every x86_64 target.
     unsafe {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>((slot as *const T).cast());
+        _mm_prefetch::<_MM_HINT_T0>(slot.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = slot;
@@ -372,15 +516,52 @@ mod tests {
                 }
                 assert_eq!(id, expected);
             }
-            let table = |index: &Index| index.slots[index.first..][..index.size as usize].to_vec();
+            let table = |index: &Index| index.slots[index.first..][..index.end].to_vec();
             assert_eq!(table(&all), table(&one));
         }
         assert_eq!(all_keys, one_keys);
         assert_eq!(all_keys.len(), 6_000);
     }
 
-    /// Room made ahead for a few keys, then the table borrowed for their lookups: the
-    /// same ids as one lookup at a time, across several growths.
+    /// Keys whose hashes all have the table's last home slot: the probes run into the
+    /// spill area until it is full, and it widens (refills that overflow included) with
+    /// the same ids, one key at a time and in batches alike.
+    #[test]
+    fn keys_that_fill_the_spill_area_widen_it() {
+        let crowded = |k: &[u64; 2]| 0xFFFF_FFFF_0000_0000 | (hash_words(k) & 0xFFFF_FFFF);
+        let (mut one, mut one_keys) = (Index::with_room(0), Vec::<[u64; 2]>::new());
+        let (mut all, mut all_keys) = (Index::with_room(0), Vec::<[u64; 2]>::new());
+        for b in 0..30u64 {
+            let batch: Vec<[u64; 2]> = (0..100).map(|j| key((b * 71 + j * 3) % 2_500)).collect();
+            let hashes: Vec<u64> = batch.iter().map(crowded).collect();
+            let mut ids = vec![0; batch.len()];
+            all.intern_all(&mut all_keys, &batch, &hashes, &mut ids, crowded);
+            for (k, &id) in batch.iter().zip(&ids) {
+                let (expected, new) = one.intern(
+                    crowded(k),
+                    one_keys.len() as u32,
+                    |id| one_keys[id as usize] == *k,
+                    |id| crowded(&one_keys[id as usize]),
+                );
+                if new {
+                    one_keys.push(*k);
+                }
+                assert_eq!(id, expected);
+                assert_eq!(
+                    all.find(crowded(k), |id| all_keys[id as usize] == *k),
+                    Some(id)
+                );
+            }
+        }
+        assert_eq!(all_keys, one_keys);
+        for index in [&one, &all] {
+            let spill = index.end - index.size as usize;
+            assert!(spill > one_keys.len() && spill <= 2 * one_keys.len() + LINE);
+        }
+    }
+
+    /// Room made ahead for a few keys, then their lookups without the check: the same
+    /// ids as one lookup at a time, across several growths.
     #[test]
     fn room_made_ahead_interns_as_intern_does() {
         let (mut one, mut one_keys) = (Index::with_room(0), Vec::<[u64; 2]>::new());
@@ -389,11 +570,13 @@ mod tests {
             let batch: Vec<[u64; 2]> = (0..4).map(|j| key((b * 3 + j * 7) % 5_000)).collect();
             let held = ahead_keys.len() as u32;
             ahead.make_room(held, batch.len(), |id| hash_words(&ahead_keys[id as usize]));
-            let mut table = ahead.table();
             for k in &batch {
-                let (id, new) = table.intern(hash_words(k), ahead_keys.len() as u32, |id| {
-                    ahead_keys[id as usize] == *k
-                });
+                let (id, new) = ahead.intern_in_room(
+                    hash_words(k),
+                    ahead_keys.len() as u32,
+                    |id| ahead_keys[id as usize] == *k,
+                    |id| hash_words(&ahead_keys[id as usize]),
+                );
                 if new {
                     ahead_keys.push(*k);
                 }

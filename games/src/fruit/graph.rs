@@ -15,7 +15,7 @@
 //! and lists for the distances.
 
 use crate::core::{Dir, Exhausted, Limits};
-use crate::index::{Index, Table, hash_two, hash_words};
+use crate::index::{Index, hash_two, hash_words};
 use crate::memory;
 use crate::successors::{self, MARK, NONE, PredChains, Preds};
 
@@ -177,7 +177,7 @@ impl<const K: usize> Search<K> {
     }
 
     /// The expansion of one board: it adds at most four keys, so the index is checked
-    /// for room once a board, and its table borrowed for the board's lookups.
+    /// for room once a board, not at each of the board's lookups.
     #[inline(always)]
     fn expansion(&mut self) -> Expansion<'_, K> {
         let keys = &self.keys;
@@ -187,7 +187,7 @@ impl<const K: usize> Search<K> {
         Expansion {
             graph: &mut self.graph,
             keys: &mut self.keys,
-            table: self.index.table(),
+            index: &mut self.index,
         }
     }
 
@@ -206,7 +206,7 @@ impl<const K: usize> Search<K> {
 struct Expansion<'a, const K: usize> {
     graph: &'a mut Graph,
     keys: &'a mut Vec<[u32; K]>,
-    table: Table<'a>,
+    index: &'a mut Index,
 }
 
 impl<const K: usize> Expansion<'_, K> {
@@ -239,8 +239,12 @@ impl<const K: usize> Expansion<'_, K> {
     fn intern(&mut self, key: &[u32; K]) -> (u32, bool) {
         let keys = &*self.keys;
         let new_id = self.graph.info.len() as u32;
-        self.table
-            .intern(hash_key(key), new_id, |id| keys[id as usize] == *key)
+        self.index.intern_in_room(
+            hash_key(key),
+            new_id,
+            |id| keys[id as usize] == *key,
+            |id| hash_key(&keys[id as usize]),
+        )
     }
 
     /// Appends the state [`Expansion::intern`] just entered.
