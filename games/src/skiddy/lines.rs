@@ -87,12 +87,21 @@ pub struct LineMoves<'a> {
     /// Per direction: the bit planes of the code of the skiddy each goal takes, on the
     /// cells facing it (a cell faces one goal a direction).
     goal_code: [[u32; 3]; 4],
-    /// Per direction and cell facing a goal on floor: its exit line, the cell and the
-    /// free cells behind it up to a block; 0 when a pit lies on it (the ticks decide).
-    exit_line: [[u32; 32]; 4],
+    /// Per direction and cell facing a goal on floor: its exit line.
+    exit_lines: [[ExitLine; 32]; 4],
     /// Per direction and cell: the cells from which a piece sliding that way can pass
-    /// over it (the cell and the free cells behind it up to a block).
-    approach: [[u32; 32]; 4],
+    /// over one of the cell's neighbours off its line (the lines beside).
+    joiners: [[u32; 32]; 4],
+}
+
+/// The line of a cell facing a goal on floor, toward the goal.
+#[derive(Clone, Copy, Default)]
+struct ExitLine {
+    /// The cell and the free cells behind it up to a block; 0 when a pit lies on them
+    /// (the ticks decide).
+    cells: u32,
+    /// The bit planes of the code of the goal's colour, each all ones or all zeros.
+    code: [u32; 3],
 }
 
 impl<'a> LineMoves<'a> {
@@ -104,15 +113,23 @@ impl<'a> LineMoves<'a> {
             exit_floor: [0; 4],
             exit_pit: [0; 4],
             goal_code: board.goal_code(),
-            exit_line: [[0; 32]; 4],
-            approach: [[0; 32]; 4],
+            exit_lines: [[ExitLine::default(); 32]; 4],
+            joiners: [[0; 32]; 4],
         };
         for (d, cell) in (0..4).flat_map(|d| (0..32).map(move |cell| (d, cell))) {
             // Dir::ALL pairs opposite directions: U, D then L, R.
-            let behind = bit(cell) | board.ray(d ^ 1, cell);
-            moves.approach[d][cell] = behind;
+            let approach = |cell: usize| bit(cell) | board.ray(d ^ 1, cell);
+            let beside = beside_any(d, bit(cell)) & board.free;
+            moves.joiners[d][cell] = (0..32)
+                .filter(|&c| beside & bit(c) != 0)
+                .fold(0, |reach, c| reach | approach(c));
+            let behind = approach(cell);
             if board.free & bit(cell) != 0 && behind & board.pits == 0 {
-                moves.exit_line[d][cell] = behind;
+                let code = moves.goal_code[d].map(|plane| 0u32.wrapping_sub(plane >> cell & 1));
+                moves.exit_lines[d][cell] = ExitLine {
+                    cells: behind,
+                    code,
+                };
             }
         }
         for d in Dir::ALL {
@@ -335,18 +352,16 @@ impl LineMoves<'_> {
         while ends != 0 {
             let end = ends.trailing_zeros() as usize;
             ends &= ends - 1;
-            let line = self.exit_line[D][end];
+            let ExitLine { cells: line, code } = self.exit_lines[D][end];
             if line == 0 || line & crates != 0 {
                 return None;
             }
-            let colour = after.kind_at(end);
-            let run = run_behind::<D>(bit(end), after.mask(colour) & line);
-            let beside = beside::<D>(run) & self.board.free;
-            let others = before.mask(colour) & !line & self.approach_any::<D>(beside);
+            let run = run_behind::<D>(bit(end), !after.coded_other_than(&code) & line);
+            let others = !before.coded_other_than(&code) & !line & self.joiners_any::<D>(run);
             // SAFETY: the caller has BMI2.
             if others != 0
                 && (run != bit(end)
-                    || unsafe { self.joins_one::<D>(before, after, line, beside, others, exiting) })
+                    || unsafe { self.joins_one::<D>(before, after, end, line, others, exiting) })
             {
                 return None;
             }
@@ -359,12 +374,13 @@ impl LineMoves<'_> {
         Some(out)
     }
 
-    /// The cells from which a piece sliding toward D can pass over a cell of `cells`.
+    /// The cells from which a piece sliding toward D can pass over a neighbour of
+    /// `cells` on the lines beside.
     #[inline(always)]
-    fn approach_any<const D: usize>(&self, mut cells: u32) -> u32 {
+    fn joiners_any<const D: usize>(&self, mut cells: u32) -> u32 {
         let mut reach = 0;
         while cells != 0 {
-            reach |= self.approach[D][cells.trailing_zeros() as usize];
+            reach |= self.joiners[D][cells.trailing_zeros() as usize];
             cells &= cells - 1;
         }
         reach
@@ -385,13 +401,14 @@ impl LineMoves<'_> {
         &self,
         before: State,
         after: State,
+        end: usize,
         line: u32,
-        beside: u32,
         mut others: u32,
         exiting: u32,
     ) -> bool {
+        let beside = beside::<D>(bit(end)) & self.board.free;
         let front = farthest::<D>(before.occupied() & line);
-        let ticks = cells_between::<D>(front, farthest::<D>(line));
+        let ticks = cells_between::<D>(front, end);
         while others != 0 {
             let cell = others.trailing_zeros() as usize;
             others &= others - 1;
@@ -418,7 +435,13 @@ impl LineMoves<'_> {
 /// The cells of `cells`'s neighbours off their lines toward D (the lines beside).
 #[inline(always)]
 fn beside<const D: usize>(cells: u32) -> u32 {
-    if D < 2 {
+    beside_any(D, cells)
+}
+
+/// [`beside`] for a direction known at run time.
+#[inline(always)]
+fn beside_any(d: usize, cells: u32) -> u32 {
+    if d < 2 {
         ((cells << 1) & !COL_FIRST) | ((cells >> 1) & !COL_LAST)
     } else {
         (cells << STRIDE) | (cells >> STRIDE)
