@@ -373,7 +373,7 @@ impl LineMoves<'_> {
                 let exit = ExitLine { cells: line, code };
                 // SAFETY: the caller has BMI2.
                 let joined =
-                    unsafe { self.joined_exit::<D>(before, after, end, exit, others, exiting) }?;
+                    unsafe { self.joined_exit::<D>(before, after, exit, run, others, exiting) }?;
                 out.clear(joined);
             }
             let length = run.count_ones();
@@ -415,13 +415,13 @@ impl LineMoves<'_> {
         &self,
         before: State,
         after: State,
-        end: usize,
         exit: ExitLine,
+        run: u32,
         others: u32,
         exiting: u32,
     ) -> Option<u32> {
         let (line, moves) = (exit.cells, (before.occupied(), after.occupied()));
-        let run = run_behind::<D>(bit(end), !after.coded_other_than(&exit.code) & line);
+        let end = farthest::<D>(run);
         let ticks = cells_between::<D>(farthest::<D>(moves.0 & line), end);
         let started = retreat_by::<D>(run, ticks);
         if exiting != bit(end) || moves.0 & started != started {
