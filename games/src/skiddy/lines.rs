@@ -7,8 +7,9 @@
 //! new occupancy is an OR of one entry per line, eleven lookups for all four moves.
 //! The pieces keep their order along their lines, so each bit plane of the piece codes
 //! follows with `pext`/`pdep`: over the whole board for left and right (reading order is
-//! row by row), column by column for up and down. A move where a skiddy reaches its goal
-//! or pushes a crate is recomputed by [`Board::tilt`]'s own route.
+//! row by row), column by column for up and down. A move where a skiddy pushes a crate
+//! is recomputed by [`Board::tilt`]'s own route; one where a skiddy reaches its goal
+//! along the lines where that is exact, else by the ticks.
 
 use std::arch::x86_64::{_pdep_u32, _pext_u32, _pext_u64};
 
