@@ -373,9 +373,14 @@ impl LineMoves<'_> {
             if others != 0 {
                 let exit = ExitLine { cells: line, code };
                 // SAFETY: the caller has BMI2.
-                let joined =
+                let Joined { gone, followers } =
                     unsafe { self.joined_exit::<D>(before, after, exit, run, others, exiting) }?;
-                out.clear(joined);
+                out.clear(gone);
+                if followers != 0 {
+                    for plane in &mut out.0 {
+                        *plane = (*plane & !followers) | advance_by::<D>(*plane & followers, 1);
+                    }
+                }
             }
             let length = run.count_ones();
             for plane in &mut out.0 {
@@ -406,10 +411,10 @@ impl LineMoves<'_> {
     /// one tick, once the front has slid to the end: the board is then the start after
     /// as many ticks as that took, where every piece off the line has slid as far (see
     /// [`Slide`]), and the run's group is found there. A skiddy taken with it changes
-    /// nothing else when no piece slides on into its cell (see
-    /// [`LineMoves::held_behind`]). The ticks decide the rest: a run that arrives in
+    /// nothing else but the pieces that slide on into its room (see
+    /// [`LineMoves::followers`]). The ticks decide the rest: a run that arrives in
     /// parts, another exit in the move, a group that comes beside the exit line
-    /// elsewhere, a piece that slides on.
+    /// elsewhere, followers that meet a goal, a pit or a crate.
     #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
     #[inline(never)]
     fn joined_exit<const D: usize>(
@@ -420,7 +425,7 @@ impl LineMoves<'_> {
         run: u32,
         others: u32,
         exiting: u32,
-    ) -> Option<u32> {
+    ) -> Option<Joined> {
         let (line, moves) = (exit.cells, (before.occupied(), after.occupied()));
         let end = farthest::<D>(run);
         let ticks = cells_between::<D>(farthest::<D>(moves.0 & line), end);
@@ -435,54 +440,72 @@ impl LineMoves<'_> {
         };
         let beside_run = then(others);
         if beside::<D>(run) & beside_run == 0 {
-            return Some(0);
+            return Some(Joined::default());
         }
         let colour = !before.coded_other_than(&exit.code) & !line;
         let group = connected(run, run | beside_run | then(colour & !others)) & !run;
         if beside::<D>(group) & line & !run != 0 {
             return None;
         }
-        let mut gone = 0;
+        let mut joined = Joined::default();
         for cell in cells_of(colour) {
             let slide = Slide::of::<D>(moves, cell);
             if slide.after::<D>(ticks) & group != 0 {
-                if !self.held_behind::<D>(before, moves, slide.stop, ticks, group) {
-                    return None;
-                }
-                gone |= slide.stop;
+                joined.followers |= self.followers::<D>(before, moves, slide.stop, ticks, group)?;
+                joined.gone |= slide.stop;
             }
         }
-        Some(gone)
+        Some(joined)
     }
 
-    /// Whether the piece right behind `stop` (a cell of `after` whose piece leaves
-    /// after `ticks` ticks), if any, stays where `after` has it: it stopped there
-    /// before the last of those ticks, or it is in the leaving `group` too. One that
-    /// moved in the last tick is still sliding: it would follow. A crate there is left
-    /// to the ticks.
+    /// The pieces (their cells in `after`) that slide one cell on into the room of a
+    /// skiddy that leaves from `stop` (its cell in `after`) after `ticks` ticks with
+    /// `group`; `None` where the ticks must decide.
+    ///
+    /// The piece right behind it, if any, stays where `after` has it if it stopped
+    /// there before the last of those ticks, or leaves too. Otherwise it is still
+    /// sliding, and so is every piece lined up behind it up to a crate (each slid at
+    /// least as far as the one ahead of it): they follow into the room, one cell on,
+    /// where whatever stopped the leaver stops them. Unless the room faces a goal, a pit
+    /// would stop one of them first, another leaver stands on their line or a crate is
+    /// right behind (a skiddy could push it into the room).
     #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
     #[inline]
-    fn held_behind<const D: usize>(
+    fn followers<const D: usize>(
         &self,
         before: State,
         moves: (u32, u32),
         stop: u32,
         ticks: u32,
         group: u32,
-    ) -> bool {
+    ) -> Option<u32> {
         let across = line_through::<D>(stop.trailing_zeros() as usize);
         let behind = facing::<D>(stop) & across & moves.1;
         if behind == 0 {
-            return true;
+            return Some(0);
         }
-        if behind & before.mask(CRATE) != 0 {
-            // A skiddy behind it could push it into the room.
-            return false;
+        let crates = before.mask(CRATE);
+        if behind & crates != 0 {
+            return None;
         }
         let start = _pdep_u32(_pext_u32(behind, moves.1 & across), moves.0 & across);
         let slide = Slide::of::<D>(moves, start.trailing_zeros() as usize);
-        slide.cells < ticks || slide.after::<D>(ticks) & group != 0
+        if slide.cells < ticks || slide.after::<D>(ticks) & group != 0 {
+            return Some(0);
+        }
+        let lined_up = run_behind::<D>(behind, moves.1 & across & !crates);
+        let room_faces_goal = stop & (self.exit_floor[D] | self.exit_pit[D]) != 0;
+        let other_leavers = (group & across).count_ones() > 1;
+        (lined_up & self.board.pits == 0 && !room_faces_goal && !other_leavers).then_some(lined_up)
     }
+}
+
+/// The skiddies off an exit line that leave with its run, and the pieces that follow
+/// into their room, by their cells in the move without exits.
+#[derive(Clone, Copy, Default)]
+struct Joined {
+    gone: u32,
+    followers: u32,
 }
 
 /// One piece's slide in a move without exits: the cells it starts and ends on, and
