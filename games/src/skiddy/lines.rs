@@ -413,8 +413,8 @@ impl LineMoves<'_> {
     /// [`Slide`]), and the run's group is found there. A skiddy taken with it changes
     /// nothing else but the pieces that slide on into its room (see
     /// [`LineMoves::followers`]). The ticks decide the rest: a run that arrives in
-    /// parts, another exit in the move, a group that comes beside the exit line
-    /// elsewhere, followers that meet a goal, a pit or a crate.
+    /// parts, another exit in the move, a group that reaches a skiddy of the colour on
+    /// the exit line behind the run, followers that meet a goal, a pit or a crate.
     #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
     #[inline(never)]
     fn joined_exit<const D: usize>(
@@ -442,13 +442,14 @@ impl LineMoves<'_> {
         if beside::<D>(run) & beside_run == 0 {
             return Some(Joined::default());
         }
-        let colour = !before.coded_other_than(&exit.code) & !line;
-        let group = connected(run, run | beside_run | then(colour & !others)) & !run;
-        if beside::<D>(group) & line & !run != 0 {
+        let colour = !before.coded_other_than(&exit.code);
+        let group = connected(run, run | beside_run | then(colour & !line & !others)) & !run;
+        // A skiddy of the colour behind the run on its line would join the group too.
+        if beside::<D>(group) & then(colour & line & !started) != 0 {
             return None;
         }
         let mut joined = Joined::default();
-        for cell in cells_of(colour) {
+        for cell in cells_of(colour & !line) {
             let slide = Slide::of::<D>(moves, cell);
             if slide.after::<D>(ticks) & group != 0 {
                 joined.followers |= self.followers::<D>(before, moves, slide.stop, ticks, group)?;
