@@ -7,13 +7,14 @@
 //! new occupancy is an OR of one entry per line, eleven lookups for all four moves.
 //! The pieces keep their order along their lines, so each bit plane of the piece codes
 //! follows with `pext`/`pdep`: over the whole board for left and right (reading order is
-//! row by row), column by column for up and down. A move where a skiddy reaches its goal
-//! or pushes a crate is recomputed by [`Board::tilt`]'s own route.
+//! row by row), column by column for up and down. A move where a skiddy pushes a crate
+//! is recomputed by [`Board::tilt`]'s own route; one where a skiddy reaches its goal
+//! along the lines where that is exact, else by the ticks.
 
 use std::arch::x86_64::{_pdep_u32, _pext_u32, _pext_u64};
 
 use super::rules::{
-    Board, COL_FIRST, COL_LAST, COLOURS, CRATE, ICE, RED, STRIDE, State, bit, facing,
+    Board, COL_FIRST, COL_LAST, COLOURS, CRATE, ICE, RED, STRIDE, State, bit, connected, facing,
 };
 use crate::core::Dir;
 
@@ -74,6 +75,17 @@ const COLUMN_OF: [u32; 32] = {
     columns
 };
 
+/// The cells of each cell's row.
+const ROW_OF: [u32; 32] = {
+    let mut rows = [0; 32];
+    let mut cell = 0;
+    while cell < 32 {
+        rows[cell] = ROW << (cell / STRIDE * STRIDE);
+        cell += 1;
+    }
+    rows
+};
+
 /// The moves of one board with its line tables.
 pub struct LineMoves<'a> {
     board: &'a Board,
@@ -87,12 +99,21 @@ pub struct LineMoves<'a> {
     /// Per direction: the bit planes of the code of the skiddy each goal takes, on the
     /// cells facing it (a cell faces one goal a direction).
     goal_code: [[u32; 3]; 4],
-    /// Per direction and cell facing a goal on floor: its exit line, the cell and the
-    /// free cells behind it up to a block; 0 when a pit lies on it (the ticks decide).
-    exit_line: [[u32; 32]; 4],
+    /// Per direction and cell facing a goal on floor: its exit line.
+    exit_lines: [[ExitLine; 32]; 4],
     /// Per direction and cell: the cells from which a piece sliding that way can pass
-    /// over it (the cell and the free cells behind it up to a block).
-    approach: [[u32; 32]; 4],
+    /// over one of the cell's neighbours off its line (the lines beside).
+    joiners: [[u32; 32]; 4],
+}
+
+/// The line of a cell facing a goal on floor, toward the goal.
+#[derive(Clone, Copy, Default)]
+struct ExitLine {
+    /// The cell and the free cells behind it up to a block; 0 when a pit lies on them
+    /// (the ticks decide).
+    cells: u32,
+    /// The bit planes of the code of the goal's colour, each all ones or all zeros.
+    code: [u32; 3],
 }
 
 impl<'a> LineMoves<'a> {
@@ -104,15 +125,23 @@ impl<'a> LineMoves<'a> {
             exit_floor: [0; 4],
             exit_pit: [0; 4],
             goal_code: board.goal_code(),
-            exit_line: [[0; 32]; 4],
-            approach: [[0; 32]; 4],
+            exit_lines: [[ExitLine::default(); 32]; 4],
+            joiners: [[0; 32]; 4],
         };
         for (d, cell) in (0..4).flat_map(|d| (0..32).map(move |cell| (d, cell))) {
             // Dir::ALL pairs opposite directions: U, D then L, R.
-            let behind = bit(cell) | board.ray(d ^ 1, cell);
-            moves.approach[d][cell] = behind;
+            let approach = |cell: usize| bit(cell) | board.ray(d ^ 1, cell);
+            let beside = beside_any(d, bit(cell)) & board.free;
+            moves.joiners[d][cell] = (0..32)
+                .filter(|&c| beside & bit(c) != 0)
+                .fold(0, |reach, c| reach | approach(c));
+            let behind = approach(cell);
             if board.free & bit(cell) != 0 && behind & board.pits == 0 {
-                moves.exit_line[d][cell] = behind;
+                let code = moves.goal_code[d].map(|plane| 0u32.wrapping_sub(plane >> cell & 1));
+                moves.exit_lines[d][cell] = ExitLine {
+                    cells: behind,
+                    code,
+                };
             }
         }
         for d in Dir::ALL {
@@ -316,9 +345,9 @@ impl LineMoves<'_> {
     /// goal's colour that `after` lines up from the end (the leaving run) ever stops:
     /// each exits on reaching the end, the group of one that exits takes the others
     /// right behind it, and the pieces behind them slide into the room they leave. So
-    /// the run leaves and the rest of the line moves up by its length, unless a group
-    /// reaches beyond the line: that takes a skiddy of the colour beside a cell of the
-    /// run while it exits (see [`LineMoves::joins_one`]).
+    /// the run leaves and the rest of the line moves up by its length. A group may
+    /// reach beyond the line and take skiddies of the colour beside the run as it
+    /// exits: where one can come there, [`LineMoves::joined_exit`] finds which leave.
     ///
     /// # Safety
     /// The CPU must have BMI2.
@@ -335,20 +364,23 @@ impl LineMoves<'_> {
         while ends != 0 {
             let end = ends.trailing_zeros() as usize;
             ends &= ends - 1;
-            let line = self.exit_line[D][end];
+            let ExitLine { cells: line, code } = self.exit_lines[D][end];
             if line == 0 || line & crates != 0 {
                 return None;
             }
-            let colour = after.kind_at(end);
-            let run = run_behind::<D>(bit(end), after.mask(colour) & line);
-            let beside = beside::<D>(run) & self.board.free;
-            let others = before.mask(colour) & !line & self.approach_any::<D>(beside);
-            // SAFETY: the caller has BMI2.
-            if others != 0
-                && (run != bit(end)
-                    || unsafe { self.joins_one::<D>(before, after, line, beside, others, exiting) })
-            {
-                return None;
+            let run = run_behind::<D>(bit(end), !after.coded_other_than(&code) & line);
+            let others = !before.coded_other_than(&code) & !line & self.joiners_any::<D>(run);
+            if others != 0 {
+                let exit = ExitLine { cells: line, code };
+                // SAFETY: the caller has BMI2.
+                let Joined { gone, followers } =
+                    unsafe { self.joined_exit::<D>(before, after, exit, run, others, exiting) }?;
+                out.clear(gone);
+                if followers != 0 {
+                    for plane in &mut out.0 {
+                        *plane = (*plane & !followers) | advance_by::<D>(*plane & followers, 1);
+                    }
+                }
             }
             let length = run.count_ones();
             for plane in &mut out.0 {
@@ -359,66 +391,177 @@ impl LineMoves<'_> {
         Some(out)
     }
 
-    /// The cells from which a piece sliding toward D can pass over a cell of `cells`.
+    /// The cells from which a piece sliding toward D can pass over a neighbour of
+    /// `cells` on the lines beside.
     #[inline(always)]
-    fn approach_any<const D: usize>(&self, mut cells: u32) -> u32 {
+    fn joiners_any<const D: usize>(&self, mut cells: u32) -> u32 {
         let mut reach = 0;
         while cells != 0 {
-            reach |= self.approach[D][cells.trailing_zeros() as usize];
+            reach |= self.joiners[D][cells.trailing_zeros() as usize];
             cells &= cells - 1;
         }
         reach
     }
 
-    /// Whether one of `others` (skiddies of the colour, off the exit `line`) stands
-    /// `beside` its end when the lone skiddy of its run exits there. That skiddy is the
-    /// line's front piece: it exits once it has slid to the end, so the board is then
-    /// the start after as many ticks as the end is cells away. A piece slides one cell
-    /// a tick until it stops, so it then stands that many cells on, or where it ends in
-    /// `after` if nearer (pieces keep their order along a line: its end is as many
-    /// pieces in). Where such a skiddy's own line has an exit too, the answer is yes.
+    /// Where skiddies off the exit line leave with its run (their cells in `after`),
+    /// found along the lines; `None` where the ticks must decide.
     ///
-    /// # Safety
-    /// The CPU must have BMI2.
-    #[inline(always)]
-    unsafe fn joins_one<const D: usize>(
+    /// Where the run's pieces started lined up behind the line's front piece, they
+    /// slide in step and nothing stops them, so they reach the end together and exit in
+    /// one tick, once the front has slid to the end: the board is then the start after
+    /// as many ticks as that took, where every piece off the line has slid as far (see
+    /// [`Slide`]), and the run's group is found there. A skiddy taken with it changes
+    /// nothing else but the pieces that slide on into its room (see
+    /// [`LineMoves::followers`]). The ticks decide the rest: a run that arrives in
+    /// parts, another exit in the move, a group that reaches a skiddy of the colour on
+    /// the exit line behind the run, followers that meet a goal, a pit or a crate.
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    #[inline(never)]
+    fn joined_exit<const D: usize>(
         &self,
         before: State,
         after: State,
-        line: u32,
-        beside: u32,
-        mut others: u32,
+        exit: ExitLine,
+        run: u32,
+        others: u32,
         exiting: u32,
-    ) -> bool {
-        let front = farthest::<D>(before.occupied() & line);
-        let ticks = cells_between::<D>(front, farthest::<D>(line));
-        while others != 0 {
-            let cell = others.trailing_zeros() as usize;
-            others &= others - 1;
-            let across = line_through::<D>(cell);
-            if across & exiting != 0 {
-                return true;
-            }
-            // SAFETY: the caller has BMI2.
-            let stop = unsafe {
-                _pdep_u32(
-                    _pext_u32(bit(cell), before.occupied() & across),
-                    after.occupied() & across,
-                )
-            };
-            let steps = cells_between::<D>(cell, stop.trailing_zeros() as usize).min(ticks);
-            if beside & advance_by::<D>(bit(cell), steps) != 0 {
-                return true;
+    ) -> Option<Joined> {
+        let (line, moves) = (exit.cells, (before.occupied(), after.occupied()));
+        let end = farthest::<D>(run);
+        let ticks = cells_between::<D>(farthest::<D>(moves.0 & line), end);
+        let started = retreat_by::<D>(run, ticks);
+        if exiting != bit(end) || moves.0 & started != started {
+            return None;
+        }
+        let then = |cells: u32| {
+            cells_of(cells).fold(0, |then, cell| {
+                then | Slide::of::<D>(moves, cell).after::<D>(ticks)
+            })
+        };
+        let beside_run = then(others);
+        if beside::<D>(run) & beside_run == 0 {
+            return Some(Joined::default());
+        }
+        let colour = !before.coded_other_than(&exit.code);
+        let group = connected(run, run | beside_run | then(colour & !line & !others)) & !run;
+        // A skiddy of the colour behind the run on its line would join the group too.
+        if beside::<D>(group) & then(colour & line & !started) != 0 {
+            return None;
+        }
+        let mut joined = Joined::default();
+        for cell in cells_of(colour & !line) {
+            let slide = Slide::of::<D>(moves, cell);
+            if slide.after::<D>(ticks) & group != 0 {
+                joined.followers |= self.followers::<D>(before, moves, slide.stop, ticks, group)?;
+                joined.gone |= slide.stop;
             }
         }
-        false
+        Some(joined)
     }
+
+    /// The pieces (their cells in `after`) that slide one cell on into the room of a
+    /// skiddy that leaves from `stop` (its cell in `after`) after `ticks` ticks with
+    /// `group`; `None` where the ticks must decide.
+    ///
+    /// The piece right behind it, if any, stays where `after` has it if it stopped
+    /// there before the last of those ticks, or leaves too. Otherwise it is still
+    /// sliding, and so is every piece lined up behind it up to a crate (each slid at
+    /// least as far as the one ahead of it): they follow into the room, one cell on,
+    /// where whatever stopped the leaver stops them. Unless the room faces a goal, a pit
+    /// would stop one of them first, another leaver stands on their line or a crate is
+    /// right behind (a skiddy could push it into the room).
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    #[inline]
+    fn followers<const D: usize>(
+        &self,
+        before: State,
+        moves: (u32, u32),
+        stop: u32,
+        ticks: u32,
+        group: u32,
+    ) -> Option<u32> {
+        let across = line_through::<D>(stop.trailing_zeros() as usize);
+        let behind = facing::<D>(stop) & across & moves.1;
+        if behind == 0 {
+            return Some(0);
+        }
+        let crates = before.mask(CRATE);
+        if behind & crates != 0 {
+            return None;
+        }
+        let start = _pdep_u32(_pext_u32(behind, moves.1 & across), moves.0 & across);
+        let slide = Slide::of::<D>(moves, start.trailing_zeros() as usize);
+        if slide.cells < ticks || slide.after::<D>(ticks) & group != 0 {
+            return Some(0);
+        }
+        let lined_up = run_behind::<D>(behind, moves.1 & across & !crates);
+        let room_faces_goal = stop & (self.exit_floor[D] | self.exit_pit[D]) != 0;
+        let other_leavers = (group & across).count_ones() > 1;
+        (lined_up & self.board.pits == 0 && !room_faces_goal && !other_leavers).then_some(lined_up)
+    }
+}
+
+/// The skiddies off an exit line that leave with its run, and the pieces that follow
+/// into their room, by their cells in the move without exits.
+#[derive(Clone, Copy, Default)]
+struct Joined {
+    gone: u32,
+    followers: u32,
+}
+
+/// One piece's slide in a move without exits: the cells it starts and ends on, and
+/// how many cells apart they are.
+#[derive(Clone, Copy, Default)]
+struct Slide {
+    start: u32,
+    stop: u32,
+    cells: u32,
+}
+
+impl Slide {
+    /// The slide toward D of the piece on `cell` (`moves`: the occupancy before and
+    /// after the move). Pieces keep their order along a line, so its end is as many
+    /// pieces in.
+    #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+    #[inline]
+    fn of<const D: usize>(moves: (u32, u32), cell: usize) -> Slide {
+        let across = line_through::<D>(cell);
+        let stop = _pdep_u32(_pext_u32(bit(cell), moves.0 & across), moves.1 & across);
+        let cells = cells_between::<D>(cell, stop.trailing_zeros() as usize);
+        Slide {
+            start: bit(cell),
+            stop,
+            cells,
+        }
+    }
+
+    /// Where the piece stands after `ticks` ticks: it slides one cell a tick until it
+    /// stops.
+    #[inline(always)]
+    fn after<const D: usize>(self, ticks: u32) -> u32 {
+        advance_by::<D>(self.start, self.cells.min(ticks))
+    }
+}
+
+/// The cells of `cells`, one by one.
+fn cells_of(mut cells: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let cell = cells.trailing_zeros() as usize;
+        cells &= cells.wrapping_sub(1);
+        (cell < 32).then_some(cell)
+    })
 }
 
 /// The cells of `cells`'s neighbours off their lines toward D (the lines beside).
 #[inline(always)]
 fn beside<const D: usize>(cells: u32) -> u32 {
-    if D < 2 {
+    beside_any(D, cells)
+}
+
+/// [`beside`] for a direction known at run time.
+#[inline(always)]
+fn beside_any(d: usize, cells: u32) -> u32 {
+    if d < 2 {
         ((cells << 1) & !COL_FIRST) | ((cells >> 1) & !COL_LAST)
     } else {
         (cells << STRIDE) | (cells >> STRIDE)
@@ -428,11 +571,7 @@ fn beside<const D: usize>(cells: u32) -> u32 {
 /// The whole row or column through `cell` along D.
 #[inline(always)]
 fn line_through<const D: usize>(cell: usize) -> u32 {
-    if D < 2 {
-        COLUMN_OF[cell]
-    } else {
-        ROW << (cell / STRIDE * STRIDE)
-    }
+    if D < 2 { COLUMN_OF[cell] } else { ROW_OF[cell] }
 }
 
 /// The cell of `cells` (non-empty) farthest along D.
@@ -473,6 +612,17 @@ fn advance_by<const D: usize>(cells: u32, steps: u32) -> u32 {
         1 => cells << (STRIDE as u32 * steps),
         2 => cells >> steps,
         _ => cells << steps,
+    }
+}
+
+/// `cells` moved `steps` cells back against D (callers keep them inside their line).
+#[inline(always)]
+fn retreat_by<const D: usize>(cells: u32, steps: u32) -> u32 {
+    match D {
+        0 => cells << (STRIDE as u32 * steps),
+        1 => cells >> (STRIDE as u32 * steps),
+        2 => cells << steps,
+        _ => cells >> steps,
     }
 }
 
@@ -527,10 +677,19 @@ mod tests {
     use crate::skiddy::SkiddyLevel;
     use crate::skiddy::rules::validate;
 
+    /// How many moves of a search had a push, an exit, and an exit that took a skiddy
+    /// off every line to a goal of its colour (one that left in another's group), for
+    /// the tests to check they were met.
+    #[derive(Default)]
+    struct Met {
+        pushes: usize,
+        exits: usize,
+        joins: usize,
+    }
+
     /// Every position reachable from the start of `rows` (up to `cap`) moved by the line
-    /// tables and by [`Board::tilts`]: the same boards. Returns how many moves had a
-    /// push or an exit, for the tests to check they were met.
-    fn agree(rows: &[&str], cap: usize) -> (usize, usize) {
+    /// tables and by [`Board::tilts`]: the same boards.
+    fn agree(rows: &[&str], cap: usize) -> Met {
         agree_on(
             &SkiddyLevel {
                 width: rows[0].len(),
@@ -541,26 +700,53 @@ mod tests {
         )
     }
 
-    fn agree_on(level: &SkiddyLevel, cap: usize) -> (usize, usize) {
+    fn agree_on(level: &SkiddyLevel, cap: usize) -> Met {
         validate(level).unwrap();
         let (board, start) = Board::compile(level);
         let mut lines = LineMoves::new(&board);
         let (mut seen, mut queue) = (HashSet::from([start]), VecDeque::from([start]));
-        let (mut pushes, mut exits) = (0, 0);
+        let mut met = Met::default();
         while let Some(state) = queue.pop_front() {
             // SAFETY: the callers checked for BMI2.
             let by_lines = unsafe { lines.tilts(state) };
             let expected = board.tilts(state);
             assert_eq!(by_lines, expected, "the moves of {state:?}");
-            for next in expected {
-                pushes += usize::from(next.mask(CRATE) != state.mask(CRATE));
-                exits += usize::from(next.skiddies().count_ones() < state.skiddies().count_ones());
+            for (d, next) in Dir::ALL.into_iter().zip(expected) {
+                met.pushes += usize::from(next.mask(CRATE) != state.mask(CRATE));
+                met.exits +=
+                    usize::from(next.skiddies().count_ones() < state.skiddies().count_ones());
+                met.joins += usize::from(took_a_joiner(&board, state, d, next));
                 if seen.len() < cap && seen.insert(next) {
                     queue.push_back(next);
                 }
             }
         }
-        (pushes, exits)
+        met
+    }
+
+    /// Whether the move from `state` toward `d` to `next` took a skiddy that stood off
+    /// every line to a goal of its colour: fewer are left than stood there.
+    fn took_a_joiner(board: &Board, state: State, d: Dir, next: State) -> bool {
+        (RED..RED + COLOURS as u8).any(|colour| {
+            let exits = board.exits(colour, d);
+            let off_lines = (0..32)
+                .filter(|&cell| state.mask(colour) & bit(cell) != 0)
+                .filter(|&cell| (bit(cell) | board.ray(d.index(), cell)) & exits == 0)
+                .count();
+            (next.mask(colour).count_ones() as usize) < off_lines
+        })
+    }
+
+    /// A random board with goals on its left and right sides too, so that exits go
+    /// along rows as well as columns.
+    fn with_side_goals(seed: u64) -> SkiddyLevel {
+        let mut level = crate::skiddy::tests::random_level(seed);
+        let (w, h) = (level.width, level.height);
+        let mut rows: Vec<Vec<char>> = level.grid.iter().map(|r| r.chars().collect()).collect();
+        rows[1 + seed as usize % (h - 2)][0] = 'Y';
+        rows[1 + (seed as usize / 3) % (h - 2)][w - 1] = 'R';
+        level.grid = rows.into_iter().map(|r| r.into_iter().collect()).collect();
+        level
     }
 
     #[test]
@@ -581,10 +767,12 @@ mod tests {
             ],
         ];
         for rows in boards {
-            let (pushes, exits) = agree(rows, 60_000);
+            let met = agree(rows, 60_000);
             assert!(
-                pushes > 0 && exits > 0,
-                "{rows:?}: {pushes} pushes, {exits} exits"
+                met.pushes > 0 && met.exits > 0,
+                "{rows:?}: {} pushes, {} exits",
+                met.pushes,
+                met.exits
             );
         }
     }
@@ -599,20 +787,41 @@ mod tests {
         let full = [
             "########", "#rcicir#", "YcicicrR", "#icicic#", "#cicici#", "Gricicc#", "###B####",
         ];
-        let (_, exits) = agree(&full, 100);
+        let exits = agree(&full, 100).exits;
         assert!(exits > 0, "{exits} exits");
     }
 
-    /// Random boards (pits, crates, ice, goals of two colours on any side), where exits
-    /// along the lines meet groups that reach beside them.
+    /// Random boards (pits, crates, ice, goals of two colours on top and bottom, and on
+    /// the sides too), the benchmark level's whole graph and generated levels, where
+    /// exits along the lines meet groups that reach beside them.
     #[test]
     fn line_tables_move_as_the_slide_does_on_random_boards() {
         if !bit_instructions() {
             return;
         }
-        let exits: usize = (0..300)
-            .map(|seed| agree_on(&crate::skiddy::tests::random_level(seed), 20_000).1)
-            .sum();
-        assert!(exits > 10_000, "{exits} exits");
+        let random = (0..300).map(crate::skiddy::tests::random_level);
+        let sided = (0..300).map(with_side_goals);
+        let generated = crate::core::Difficulty::ALL.into_iter().map(|difficulty| {
+            let stop = crate::core::Stop::never();
+            crate::game::generate_level::<crate::skiddy::Skiddy>(difficulty, 7, &stop)
+                .unwrap()
+                .level
+        });
+        let bench = <crate::skiddy::Skiddy as crate::core::Puzzle>::bench_level();
+        let (mut exits, mut joins) = (0, 0);
+        for level in random.chain(sided).chain(generated) {
+            let met = agree_on(&level, 20_000);
+            (exits, joins) = (exits + met.exits, joins + met.joins);
+        }
+        let met = agree_on(&bench, usize::MAX);
+        assert!(
+            exits > 10_000 && joins > 1_000,
+            "{exits} exits, {joins} joins"
+        );
+        assert!(
+            met.joins > 10_000,
+            "{} joins on the benchmark level",
+            met.joins
+        );
     }
 }
