@@ -467,20 +467,39 @@ mod tests {
         [i.wrapping_mul(0x9E37_79B9), i ^ 0x5555]
     }
 
+    type Hash = fn(&[u64; 2]) -> u64;
+
+    /// `k` interned by [`Index::intern`], one key at a time, and appended to `keys` when
+    /// new: the way the other ways of interning are held to.
+    fn intern_one(
+        index: &mut Index,
+        keys: &mut Vec<[u64; 2]>,
+        k: [u64; 2],
+        hash: Hash,
+    ) -> (u32, bool) {
+        let interned = index.intern(
+            hash(&k),
+            keys.len() as u32,
+            |id| keys[id as usize] == k,
+            |id| hash(&keys[id as usize]),
+        );
+        if interned.1 {
+            keys.push(k);
+        }
+        interned
+    }
+
+    fn plain(k: &[u64; 2]) -> u64 {
+        hash_words(k)
+    }
+
     #[test]
     fn finds_what_it_stored_across_growth() {
         let mut index = Index::default();
         let mut keys: Vec<[u64; 2]> = Vec::new();
         for i in 0..10_000u64 {
-            let k = key(i);
-            let (id, new) = index.intern(
-                hash_words(&k),
-                keys.len() as u32,
-                |id| keys[id as usize] == k,
-                |id| hash_words(&keys[id as usize]),
-            );
-            assert_eq!((id, new), (i as u32, true));
-            keys.push(k);
+            let interned = intern_one(&mut index, &mut keys, key(i), plain);
+            assert_eq!(interned, (i as u32, true));
         }
         for i in (0..10_000u64).rev() {
             let k = key(i);
@@ -501,19 +520,11 @@ mod tests {
         // Keys repeat within a batch and across batches, over several growths.
         for b in 0..200u64 {
             let batch: Vec<[u64; 2]> = (0..100).map(|j| key((b * 37 + j * 13) % 6_000)).collect();
-            let hashes: Vec<u64> = batch.iter().map(|k| hash_words(k)).collect();
+            let hashes: Vec<u64> = batch.iter().map(plain).collect();
             let mut ids = vec![0; batch.len()];
-            all.intern_all(&mut all_keys, &batch, &hashes, &mut ids, |k| hash_words(k));
+            all.intern_all(&mut all_keys, &batch, &hashes, &mut ids, plain);
             for (k, &id) in batch.iter().zip(&ids) {
-                let (expected, new) = one.intern(
-                    hash_words(k),
-                    one_keys.len() as u32,
-                    |id| one_keys[id as usize] == *k,
-                    |id| hash_words(&one_keys[id as usize]),
-                );
-                if new {
-                    one_keys.push(*k);
-                }
+                let (expected, _) = intern_one(&mut one, &mut one_keys, *k, plain);
                 assert_eq!(id, expected);
             }
             let table = |index: &Index| index.slots[index.first..][..index.end].to_vec();
@@ -528,7 +539,7 @@ mod tests {
     /// the same ids, one key at a time and in batches alike.
     #[test]
     fn keys_that_fill_the_spill_area_widen_it() {
-        let crowded = |k: &[u64; 2]| 0xFFFF_FFFF_0000_0000 | (hash_words(k) & 0xFFFF_FFFF);
+        let crowded: Hash = |k| 0xFFFF_FFFF_0000_0000 | (hash_words(k) & 0xFFFF_FFFF);
         let (mut one, mut one_keys) = (Index::with_room(0), Vec::<[u64; 2]>::new());
         let (mut all, mut all_keys) = (Index::with_room(0), Vec::<[u64; 2]>::new());
         for b in 0..30u64 {
@@ -537,15 +548,7 @@ mod tests {
             let mut ids = vec![0; batch.len()];
             all.intern_all(&mut all_keys, &batch, &hashes, &mut ids, crowded);
             for (k, &id) in batch.iter().zip(&ids) {
-                let (expected, new) = one.intern(
-                    crowded(k),
-                    one_keys.len() as u32,
-                    |id| one_keys[id as usize] == *k,
-                    |id| crowded(&one_keys[id as usize]),
-                );
-                if new {
-                    one_keys.push(*k);
-                }
+                let (expected, _) = intern_one(&mut one, &mut one_keys, *k, crowded);
                 assert_eq!(id, expected);
                 assert_eq!(
                     all.find(crowded(k), |id| all_keys[id as usize] == *k),
@@ -580,16 +583,7 @@ mod tests {
                 if new {
                     ahead_keys.push(*k);
                 }
-                let (expected, one_new) = one.intern(
-                    hash_words(k),
-                    one_keys.len() as u32,
-                    |id| one_keys[id as usize] == *k,
-                    |id| hash_words(&one_keys[id as usize]),
-                );
-                if one_new {
-                    one_keys.push(*k);
-                }
-                assert_eq!((id, new), (expected, one_new));
+                assert_eq!((id, new), intern_one(&mut one, &mut one_keys, *k, plain));
             }
         }
         assert_eq!(ahead_keys, one_keys);

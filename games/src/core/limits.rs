@@ -59,13 +59,17 @@ impl Limits<'static> {
 }
 
 impl Limits<'_> {
-    /// Call once per expanded state with the running count; cheap except every 4096th call.
+    /// Expanded states between two looks at the stop request: it reads the clock.
+    pub const STOP_CHECKS: u64 = 4096;
+
+    /// Call once per expanded state with the running count; cheap except every
+    /// [`Limits::STOP_CHECKS`]th call.
     #[inline]
     pub fn tick(&self, states: u64) -> Result<(), Exhausted> {
         if states > self.max_states {
             return Err(Exhausted::States(self.max_states));
         }
-        if states.is_multiple_of(4096) && self.stop.requested() {
+        if states.is_multiple_of(Self::STOP_CHECKS) && self.stop.requested() {
             return Err(Exhausted::Stopped);
         }
         Ok(())
@@ -84,7 +88,7 @@ impl Limits<'_> {
     }
 
     /// [`Limits::tick`]'s stop request alone, for a search that checks its cap with
-    /// [`Limits::check_cap`]; call it every few thousand states.
+    /// [`Limits::check_cap`]; call it every [`Limits::STOP_CHECKS`] states or so.
     pub fn check_stop(&self) -> Result<(), Exhausted> {
         if self.stop.requested() {
             return Err(Exhausted::Stopped);

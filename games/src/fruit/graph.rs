@@ -33,8 +33,8 @@ pub enum Step {
 pub const UNREACHABLE: u32 = u32::MAX;
 
 const WIN: u8 = 1;
-/// States between two looks at the stop request (a multiple of [`MARK`]).
-const STOP_CHECKS: usize = 4096;
+// The stop request is looked at where a mark is placed (see `explore`).
+const _: () = assert!(Limits::STOP_CHECKS.is_multiple_of(MARK as u64));
 /// The high nibble of a state's info byte: one bit per direction (in `Dir::ALL` order)
 /// whose tilt leads to a state.
 const MOVES_SHIFT: u32 = 4;
@@ -97,7 +97,7 @@ pub fn explore<const W: usize, const K: usize>(
         for u in begin..end {
             if (u as usize).is_multiple_of(MARK) {
                 search.graph.marks.push(search.graph.succ.len() as u32);
-                if (u as usize).is_multiple_of(STOP_CHECKS) {
+                if u64::from(u).is_multiple_of(Limits::STOP_CHECKS) {
                     limits.check_stop()?;
                 }
             }
@@ -182,8 +182,9 @@ impl<const K: usize> Search<K> {
     fn expansion(&mut self) -> Expansion<'_, K> {
         let keys = &self.keys;
         let held = self.graph.info.len() as u32;
+        let most = Dir::ALL.len();
         self.index
-            .make_room(held, 4, |id| hash_key(&keys[id as usize]));
+            .make_room(held, most, |id| hash_key(&keys[id as usize]));
         Expansion {
             graph: &mut self.graph,
             keys: &mut self.keys,

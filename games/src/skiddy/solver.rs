@@ -50,8 +50,6 @@ const ROW_LENS: [u8; 256] = {
 };
 /// States expanded together (see [`explore`]).
 const BATCH: usize = 32;
-/// Expanded states between two looks at the stop request.
-const STOP_CHECKS: u64 = 4096;
 
 /// A position's hash: its three words as two.
 #[inline]
@@ -288,9 +286,10 @@ impl Batch {
             }
             self.moves[k] = changed;
         }
-        // The cap once a batch, and the stop request once 4,096 states have passed.
+        // The cap once a batch, and the stop request once `STOP_CHECKS` states have passed.
         limits.check_cap(expanded)?;
-        if expanded / STOP_CHECKS != graph.expanded / STOP_CHECKS {
+        let stop_checks = Limits::STOP_CHECKS;
+        if expanded / stop_checks != graph.expanded / stop_checks {
             limits.check_stop()?;
         }
         graph.expanded = expanded;
